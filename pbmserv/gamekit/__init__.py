@@ -1,0 +1,24 @@
+"""Everything a game plugin may import: the plugin API and shared board geometry."""
+
+from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit.hexagonal import HexHexGrid
+from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
+from pbmserv.gamekit.regions import connected_regions, is_connected
+from pbmserv.gamekit.square import COMPASS, OPPOSITE, SquareGrid
+
+__all__ = [
+    "COMPASS",
+    "OPPOSITE",
+    "Game",
+    "HexHexGrid",
+    "IllegalMove",
+    "InvalidOption",
+    "Option",
+    "Outcome",
+    "SquareGrid",
+    "UnknownGame",
+    "connected_regions",
+    "game_names",
+    "get_game",
+    "is_connected",
+]

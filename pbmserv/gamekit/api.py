@@ -1,0 +1,169 @@
+"""The contract between the server and a game plugin.
+
+A game is a stateless object; all of a board's facts live in its state value,
+which the game creates (`new`), advances (`play`) and (de)serialises
+(`encode`/`decode`). The server never looks inside a state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+class IllegalMove(Exception):
+    """A move a player sent that the rules refuse; the message is for the player."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class InvalidOption(Exception):
+    """A challenge option that is unknown, malformed or out of range."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: `winners` is empty for a draw."""
+
+    winners: tuple[int, ...]
+    scores: tuple[float, ...] | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """One challenge option, written `-name=value` (or `-name` for a flag).
+
+    The type of `default` decides how a value is read: bool options are flags,
+    int options take a whole number from `allowed`, str options a word from
+    `allowed`.
+    """
+
+    name: str
+    default: bool | int | str
+    allowed: tuple[Any, ...] = ()
+    description: str = ""
+
+    def parse(self, raw: str | None) -> bool | int | str:
+        if isinstance(self.default, bool):
+            if raw is None:
+                return True
+            word = raw.strip().lower()
+            if word in ("1", "yes", "true", "on"):
+                return True
+            if word in ("0", "no", "false", "off"):
+                return False
+            raise InvalidOption(f"-{self.name} is a switch: write -{self.name} (or -{self.name}=no).")
+        if raw is None or raw.strip() == "":
+            raise InvalidOption(f"-{self.name} needs a value: {self.syntax()}.")
+        if isinstance(self.default, int):
+            try:
+                value: int | str = int(raw.strip())
+            except ValueError:
+                raise InvalidOption(
+                    f"-{self.name}={raw} is not a number: {self.syntax()}."
+                ) from None
+        else:
+            value = raw.strip().lower()
+        if self.allowed and value not in self.allowed:
+            raise InvalidOption(f"-{self.name}={raw} is not allowed: {self.syntax()}.")
+        return value
+
+    def allowed_text(self) -> str:
+        if isinstance(self.default, bool):
+            return "on or off"
+        values = list(self.allowed)
+        if values and all(isinstance(v, int) for v in values) and len(values) > 3:
+            step = values[1] - values[0]
+            if all(b - a == step for a, b in zip(values, values[1:])):
+                if step == 1:
+                    return f"{values[0]}..{values[-1]}"
+                return f"{values[0]}..{values[-1]} in steps of {step}"
+        return ", ".join(str(v) for v in values)
+
+    def syntax(self) -> str:
+        if isinstance(self.default, bool):
+            return f"-{self.name} (off unless given)"
+        return f"-{self.name}=N with N one of {self.allowed_text()} (default {self.default})"
+
+
+class Game:
+    """Base class of every game plugin. Subclasses fill in the class
+    attributes and the methods below; see docs/games.md."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    side_names: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[tuple[Option, ...]] = ()
+    #: options this game name fixes (e.g. `psychomachia` is `majority -hidden`)
+    fixed_options: ClassVar[Mapping[str, str | None]] = {}
+
+    # -- options ---------------------------------------------------------
+    def resolve_options(self, given: Mapping[str, str | None]) -> dict[str, Any]:
+        """Typed values for every declared option, defaults filled in.
+
+        Raises InvalidOption for unknown names and bad values.
+        """
+        by_name = {option.name: option for option in self.options}
+        merged = dict(given)
+        merged.update(self.fixed_options)
+        values = {option.name: option.default for option in self.options}
+        for raw_name, raw_value in merged.items():
+            name = raw_name.lower()
+            if name not in by_name:
+                if by_name:
+                    known = ", ".join(f"-{o.name}" for o in self.options)
+                    raise InvalidOption(f"{self.name} has no option -{name}; its options are {known}.")
+                raise InvalidOption(f"{self.name} has no option -{name}; it takes no options.")
+            values[name] = by_name[name].parse(raw_value)
+        return values
+
+    def check_options(self, given: Mapping[str, str | None], players: Sequence[str]) -> None:
+        """Raise InvalidOption if `new` would refuse these options."""
+        self.new(given, players)
+
+    # -- the game ----------------------------------------------------------
+    def new(self, options: Mapping[str, str | None], players: Sequence[str]) -> Any:
+        raise NotImplementedError
+
+    def to_move(self, state: Any) -> frozenset[int]:
+        raise NotImplementedError
+
+    def play(self, state: Any, seat: int, text: str) -> Any:
+        raise NotImplementedError
+
+    def legal_moves(self, state: Any, seat: int) -> list[str]:
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> Outcome | None:
+        raise NotImplementedError
+
+    def render(self, state: Any, viewer: int | None) -> str:
+        raise NotImplementedError
+
+    def encode(self, state: Any) -> Any:
+        raise NotImplementedError
+
+    def decode(self, data: Any) -> Any:
+        raise NotImplementedError
+
+    def help(self) -> str:
+        raise NotImplementedError
+
+    # -- how moves appear in the move list ---------------------------------
+    def canonical_move(self, state: Any, seat: int, text: str) -> str:
+        """The move as the move list should show it (called before `play`)."""
+        return " ".join(text.lower().split())
+
+    def is_secret_move(self, state: Any, seat: int, text: str) -> bool:
+        """True when other players may only see this move as `(secret)`."""
+        return False

@@ -1,0 +1,91 @@
+"""Checks every game must pass, driven by random play.
+
+Game test modules call `check_random_game(game, options, seed)` from a
+hypothesis test; it plays one random game to its end and checks the plugin
+contract at every step.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping
+
+from pbmserv.gamekit import Game, IllegalMove, Outcome
+
+PLAYERS = ("alice", "bob")
+
+#: texts no game accepts as a move
+GARBAGE_MOVES = ("", "   ", "zz99", "a0", "?", "a1,a1,a1,a1,a1", "move", "-1", "a1;drop table")
+
+
+def snapshot(game: Game, state: object) -> str:
+    return json.dumps(game.encode(state), sort_keys=True)
+
+
+def check_random_game(
+    game: Game,
+    options: Mapping[str, str | None],
+    seed: int,
+    *,
+    max_turns: int = 20_000,
+    extra_refused: Callable[[object, int], Iterable[str]] | None = None,
+    check_views: Callable[[Game, object], None] | None = None,
+) -> tuple[object, Outcome]:
+    """Play one random game; returns the final state and its outcome.
+
+    At every step: someone may move; every seat allowed to move has legal
+    moves; the chosen legal move is accepted; `play` leaves its input alone;
+    encode/decode round-trips to an equivalent state; seats not to move and a
+    few garbage texts are refused. `extra_refused(state, seat)` can add texts
+    that must be refused; `check_views(game, state)` can check renders.
+    """
+    rng = random.Random(seed)
+    state = game.new(options, list(PLAYERS))
+    for _ in range(max_turns):
+        outcome = game.outcome(state)
+        if check_views is not None:
+            check_views(game, state)
+        for viewer in (None, 0, 1):
+            assert game.render(state, viewer).strip()
+        if outcome is not None:
+            assert game.to_move(state) == frozenset()
+            assert all(0 <= seat < len(PLAYERS) for seat in outcome.winners)
+            return state, outcome
+        seats = game.to_move(state)
+        assert seats, "a running game must have someone to move"
+        mover = min(seats)
+        for seat in range(len(PLAYERS)):
+            if seat not in seats:
+                for text in game.legal_moves(state, mover)[:3]:
+                    assert_refused(game, state, seat, text, "a seat that is not to move")
+        seat = rng.choice(sorted(seats))
+        legal = game.legal_moves(state, seat)
+        assert legal, "a seat to move must have a legal move"
+        assert len(set(legal)) == len(legal), "legal_moves lists each move once"
+        for text in GARBAGE_MOVES:
+            assert_refused(game, state, seat, text, "garbage")
+        if extra_refused is not None:
+            for text in extra_refused(state, seat):
+                assert_refused(game, state, seat, text, "extra_refused")
+        move = rng.choice(legal)
+        before = snapshot(game, state)
+        deep_before = copy.deepcopy(state)
+        decoded = game.decode(json.loads(before))
+        following = game.play(state, seat, move)
+        assert snapshot(game, state) == before, "play mutated its input"
+        assert state == deep_before, "play mutated its input"
+        assert snapshot(game, game.play(decoded, seat, move)) == snapshot(game, following)
+        assert game.legal_moves(decoded, seat) == legal
+        state = following
+    raise AssertionError(f"game did not end within {max_turns} turns")
+
+
+def assert_refused(game: Game, state: object, seat: int, text: str, why: str) -> None:
+    try:
+        game.play(state, seat, text)
+    except IllegalMove as error:
+        assert error.reason.strip(), "IllegalMove needs a reason for the player"
+        return
+    raise AssertionError(f"{why}: {text!r} was accepted")
