@@ -1,0 +1,82 @@
+"""`pbmserv`: receive, process, deliver and serve."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+from sqlalchemy.exc import SQLAlchemyError
+
+from pbmserv.config import ConfigError, load_settings
+from pbmserv.runtime import Runtime
+
+EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
+EX_CONFIG = 78
+
+
+@click.group()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML settings file (or $PBMSERV_CONFIG).")
+@click.option("-v", "--verbose", is_flag=True, help="Log more.")
+@click.pass_context
+def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
+    """pbmserv: a play-by-email board game server."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        ctx.obj = load_settings(config_path)
+    except ConfigError as error:
+        click.echo(f"pbmserv: {error}", err=True)
+        sys.exit(EX_CONFIG)
+
+
+@cli.command()
+@click.option("--sender", default=None, help="The envelope sender (as an MTA pipe passes it).")
+@click.pass_obj
+def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Take one mail on standard input: store it, process it, deliver the replies.
+
+    Exits 75 (try again later) if the mail could not be stored."""
+    raw = sys.stdin.buffer.read()
+    try:
+        runtime = Runtime(settings)
+        runtime.upgrade_schema()
+        _, duplicate = runtime.processor.store(raw, sender)
+    except (SQLAlchemyError, OSError) as error:
+        click.echo(f"pbmserv: cannot store the mail, try again later: {error}", err=True)
+        sys.exit(EX_TEMPFAIL)
+    if duplicate:
+        logging.getLogger("pbmserv").info("duplicate mail ignored")
+    runtime.processor.process_pending()
+    runtime.delivery.deliver_due()
+    runtime.close()
+
+
+@cli.command()
+@click.pass_obj
+def process(settings) -> None:  # type: ignore[no-untyped-def]
+    """Process every pending inbound mail."""
+    runtime = Runtime(settings)
+    runtime.upgrade_schema()
+    click.echo(f"processed {runtime.processor.process_pending()} mail(s)")
+
+
+@cli.command()
+@click.option("--once", is_flag=True, help="Send what is due now and stop.")
+@click.option("--interval", default=5.0, show_default=True, help="Seconds between rounds without --once.")
+@click.pass_obj
+def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-untyped-def]
+    """Work the outbox."""
+    import time
+
+    runtime = Runtime(settings)
+    runtime.upgrade_schema()
+    while True:
+        sent = runtime.delivery.deliver_due()
+        if once:
+            click.echo(f"delivered {sent} mail(s)")
+            return
+        time.sleep(interval)
+
+
+def main() -> None:
+    cli(prog_name="pbmserv")

@@ -1,0 +1,90 @@
+"""Settings: defaults, then a TOML file, then PBMSERV_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    # [database]
+    database_url: str = "sqlite:///pbmserv.db"
+    # [mail]
+    address: str = "pbmserv@localhost"
+    mail_backend: str = "maildir"
+    maildir: str = "./mail/outbox"
+    relay: str = ""
+    # [smtp]
+    listen: str = "127.0.0.1:2525"
+    hostname: str = "localhost"
+    # [passwords] argon2id cost: about 25 ms per check on the reference machine
+    password_time_cost: int = 2
+    password_memory_kib: int = 12288
+    password_parallelism: int = 1
+    # [games]
+    recent_moves: int = 12
+    #: games outside the entry points, as "module:Class" (a local game, a test game)
+    extra_games: tuple[str, ...] = field(default_factory=tuple)
+
+
+#: TOML section and key for each setting, and the environment variable that overrides it
+_SOURCES: dict[str, tuple[str, str, str]] = {
+    "database_url": ("database", "url", "PBMSERV_DATABASE_URL"),
+    "address": ("mail", "address", "PBMSERV_ADDRESS"),
+    "mail_backend": ("mail", "backend", "PBMSERV_MAIL_BACKEND"),
+    "maildir": ("mail", "maildir", "PBMSERV_MAILDIR"),
+    "relay": ("mail", "relay", "PBMSERV_RELAY"),
+    "listen": ("smtp", "listen", "PBMSERV_LISTEN"),
+    "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
+    "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
+    "password_memory_kib": ("passwords", "memory_kib", "PBMSERV_PASSWORD_MEMORY_KIB"),
+    "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
+    "recent_moves": ("games", "recent_moves", "PBMSERV_RECENT_MOVES"),
+    "extra_games": ("games", "extra", "PBMSERV_EXTRA_GAMES"),
+}
+
+MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_settings(path: str | Path | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Settings from `path` (or $PBMSERV_CONFIG) and the environment."""
+    environ = dict(os.environ if environ is None else environ)
+    path = path or environ.get("PBMSERV_CONFIG")
+    values: dict[str, Any] = {}
+    if path:
+        try:
+            with open(path, "rb") as handle:
+                document = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise ConfigError(f"cannot read config file {path}: {error}") from error
+        for name, (section, key, _) in _SOURCES.items():
+            if key in document.get(section, {}):
+                values[name] = document[section][key]
+    for name, (_, _, variable) in _SOURCES.items():
+        if variable in environ:
+            values[name] = environ[variable]
+    settings = replace(Settings(), **{k: _coerce(k, v) for k, v in values.items()})
+    if settings.mail_backend not in MAIL_BACKENDS:
+        raise ConfigError(f"mail backend must be one of {', '.join(MAIL_BACKENDS)}")
+    return settings
+
+
+def _coerce(name: str, value: Any) -> Any:
+    kind = {f.name: f.type for f in fields(Settings)}[name]
+    try:
+        if kind == "int":
+            return int(value)
+        if kind.startswith("tuple"):
+            items = value.split(",") if isinstance(value, str) else value
+            return tuple(str(item).strip() for item in items if str(item).strip())
+        return str(value)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"setting {name}: {error}") from error

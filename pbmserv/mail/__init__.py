@@ -1,0 +1,1 @@
+"""Mail in (parse, charsets, quotes), mail out (compose) and delivery backends."""

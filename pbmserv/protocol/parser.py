@@ -1,0 +1,350 @@
+"""Subject and body text -> commands. Pure functions, no I/O.
+
+The grammar follows the old pbmserv servers: the Subject holds one command
+(the body is then a comment for the other players), unless the Subject says
+`multiple`, in which case every body line is a command of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from pbmserv.protocol.commands import (
+    BOARD_FILTERS,
+    BoardRef,
+    ChangeAddress,
+    ChangePassword,
+    Challenge,
+    Command,
+    GameHelp,
+    Help,
+    ListBoards,
+    ListGames,
+    Move,
+    Resign,
+    ShowBoards,
+    ShowUsers,
+    Signoff,
+    Signup,
+)
+from pbmserv.protocol.errors import (
+    BadArgument,
+    EmptyCommand,
+    MissingArgument,
+    ParseError,
+    UnknownCommand,
+    UnknownGame,
+)
+
+#: the syntax of every global command, as help and error mails show it
+GLOBAL_SYNTAX = {
+    "help": "help [command or game]",
+    "signup": "signup userid password [address...]",
+    "add": "add userid password [address...]",
+    "change": "change password userid oldpassword newpassword  |  change address userid password [address...]",
+    "signoff": "signoff userid password",
+    "delete": "delete userid password",
+    "list": "list [game...]",
+    "multiple": "multiple   (in the Subject; then one command per body line)",
+}
+
+#: the syntax of every per-game command; `GAME` stands for the game's name
+GAME_SYNTAX = {
+    "help": "GAME help",
+    "challenge": "GAME challenge [-option=value...] [--nagtime=days] [--forfeittime=days] userid1 userid2",
+    "move": "GAME move board userid password move[#n]",
+    "resign": "GAME resign board userid password",
+    "show": "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
+    "games": "GAME games [userid...] [active|inactive|next|all]",
+}
+
+GLOBAL_ALIASES = {"add": "signup", "delete": "signoff"}
+TIMERS = ("nagtime", "forfeittime")
+
+_REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+_USERID = re.compile(r"[a-z0-9_.-]{2,20}")
+_BOARD_REF = re.compile(r"(\d+)(?:#(\d+))?")
+_GUARD = re.compile(r"^(.*?)\s*#\s*(\d+)$", re.DOTALL)
+_OPTION = re.compile(r"-([a-z][a-z0-9_]*)(?:=(.*))?", re.IGNORECASE)
+_TIMER = re.compile(r"--([a-z]+)=(.*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One command line of a mail: the command, or why it could not be read."""
+
+    text: str
+    command: Command | None = None
+    error: ParseError | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    lines: tuple[Line, ...]
+    comment: str
+
+
+def clean_subject(subject: str) -> str:
+    """The Subject without reply/forward prefixes and `**` markers."""
+    text = _REPLY_PREFIX.sub("", subject)
+    return " ".join(token for token in text.split() if token != "**")
+
+
+def parse_request(subject: str, body: str, games: Collection[str]) -> Request:
+    """Read a mail's commands: one from the Subject, or one per body line after `multiple`."""
+    cleaned = clean_subject(subject)
+    words = cleaned.split()
+    if words and words[0].lower() == "multiple":
+        rest = " ".join(words[1:])
+        texts = [rest] if rest else []
+        texts += [clean_subject(line) for line in body.splitlines()]
+        texts = [text for text in texts if text]
+        if not texts:
+            return Request((Line(cleaned, error=EmptyCommand(
+                "The mail says 'multiple' but its body holds no command.",
+                "put one command on each line of the body, e.g. 'help'",
+            )),), "")
+        return Request(tuple(parse_line(text, games) for text in texts), "")
+    return Request((parse_line(cleaned, games),), body.strip())
+
+
+def parse_line(text: str, games: Collection[str]) -> Line:
+    try:
+        return Line(text, command=parse_command(text, games))
+    except ParseError as error:
+        return Line(text, error=error)
+
+
+def parse_command(text: str, games: Collection[str]) -> Command:
+    words = text.split()
+    if not words:
+        raise EmptyCommand(
+            "The Subject line is empty, so there is no command to carry out.",
+            "put a command in the Subject, e.g. 'help'",
+        )
+    verb = words[0].lower()
+    known_games = {game.lower() for game in games}
+    if verb in known_games:
+        return _parse_game_command(verb, words[1:], text)
+    verb = GLOBAL_ALIASES.get(verb, verb)
+    parser = _GLOBAL_PARSERS.get(verb)
+    if parser is None:
+        raise UnknownCommand(
+            f"'{words[0]}' is neither a command nor a game.",
+            "commands: " + ", ".join(sorted(GLOBAL_SYNTAX)) + "; games: "
+            + (", ".join(sorted(known_games)) or "none installed")
+            + "; send 'help' for the list",
+        )
+    return parser(words[1:])
+
+
+#: where passwords stand in a command line, by its first words (0-based word index)
+_PASSWORD_POSITIONS = {
+    ("signup",): (2,), ("add",): (2,), ("signoff",): (2,), ("delete",): (2,),
+    ("change", "password"): (3, 4), ("change", "address"): (3,),
+}
+_GAME_PASSWORD_POSITIONS = {"move": (4,), "resign": (4,)}
+
+
+def probable_passwords(text: str, games: Collection[str]) -> tuple[str, ...]:
+    """The words of a command line that stand where passwords go, whether or
+    not the line parses, so that they can be masked in anything kept or quoted."""
+    words = clean_subject(text).split()
+    lowered = [word.lower() for word in words]
+    positions: tuple[int, ...] = ()
+    if lowered and lowered[0] in {g.lower() for g in games}:
+        positions = _GAME_PASSWORD_POSITIONS.get(lowered[1] if len(lowered) > 1 else "", ())
+    else:
+        for prefix, found in _PASSWORD_POSITIONS.items():
+            if tuple(lowered[: len(prefix)]) == prefix:
+                positions = found
+    return tuple(words[i] for i in positions if i < len(words))
+
+
+# -- global commands --------------------------------------------------------
+def _help(args: list[str]) -> Command:
+    return Help(tuple(arg.lower() for arg in args))
+
+
+def _signup(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["signup"]
+    userid, password = _need(args, ("userid", "password"), syntax)
+    return Signup(_userid(userid, syntax), password, tuple(_address(a, syntax) for a in args[2:]))
+
+
+def _change(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["change"]
+    what = args[0].lower() if args else ""
+    if what == "password":
+        userid, old, new = _need(args[1:], ("userid", "old password", "new password"), syntax)
+        if len(args) > 4:
+            raise BadArgument("A password is one word: 'change password' takes exactly three words after it.", syntax)
+        return ChangePassword(_userid(userid, syntax), old, new)
+    if what == "address":
+        userid, password = _need(args[1:], ("userid", "password"), syntax)
+        return ChangeAddress(_userid(userid, syntax), password, tuple(_address(a, syntax) for a in args[3:]))
+    raise BadArgument("'change' must be followed by 'password' or 'address'.", syntax)
+
+
+def _signoff(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["signoff"]
+    userid, password = _need(args, ("userid", "password"), syntax)
+    if len(args) > 2:
+        raise BadArgument("'signoff' takes only your userid and password.", syntax)
+    return Signoff(_userid(userid, syntax), password)
+
+
+def _list(args: list[str]) -> Command:
+    return ListGames(tuple(arg.lower() for arg in args))
+
+
+_GLOBAL_PARSERS = {
+    "help": _help,
+    "signup": _signup,
+    "change": _change,
+    "signoff": _signoff,
+    "list": _list,
+}
+
+
+# -- per-game commands --------------------------------------------------------
+def _parse_game_command(game: str, args: list[str], text: str) -> Command:
+    if not args:
+        raise MissingArgument(
+            f"'{game}' must be followed by a command.",
+            "; ".join(s.replace("GAME", game) for s in ("GAME help", "GAME challenge ...", "GAME move ...", "GAME show ...")),
+            game=game,
+        )
+    verb = args[0].lower()
+    syntax = GAME_SYNTAX.get(verb, "").replace("GAME", game)
+    rest = args[1:]
+    if verb == "help":
+        return GameHelp(game)
+    if verb == "challenge":
+        return _challenge(game, rest, syntax)
+    if verb == "move":
+        return _move(game, rest, syntax, text)
+    if verb == "resign":
+        board, userid, password = _need(rest, ("board number", "userid", "password"), syntax, game)
+        guard = None
+        if len(rest) > 3:
+            guard = _guard_only(rest[3:], syntax, game)
+        return Resign(game, _board(board, syntax, game), _userid(userid, syntax, game), password, guard)
+    if verb == "show":
+        return _show(game, rest, syntax)
+    if verb == "games":
+        userids, which = _users_and_filter(game, rest, syntax)
+        return ListBoards(game, userids, which)
+    commands = ", ".join(sorted(GAME_SYNTAX))
+    raise UnknownCommand(
+        f"'{args[0]}' is not a {game} command.",
+        f"{game} commands: {commands}; send '{game} help' for the rules",
+        game=game,
+    )
+
+
+def _challenge(game: str, args: list[str], syntax: str) -> Command:
+    options: list[tuple[str, str | None]] = []
+    timers: list[tuple[str, int]] = []
+    userids: list[str] = []
+    for arg in args:
+        if arg.startswith("--"):
+            match = _TIMER.fullmatch(arg)
+            name = match.group(1).lower() if match else ""
+            if match is None or name not in TIMERS:
+                raise BadArgument(f"'{arg}' is not a timer option: use --nagtime=days or --forfeittime=days.", syntax, game)
+            days = match.group(2)
+            if not days.isdigit() or not 1 <= int(days) <= 365:
+                raise BadArgument(f"--{name} takes a whole number of days from 1 to 365, not '{days}'.", syntax, game)
+            timers.append((name, int(days)))
+        elif arg.startswith("-"):
+            match = _OPTION.fullmatch(arg)
+            if match is None:
+                raise BadArgument(f"'{arg}' is not an option: write -name=value.", syntax, game)
+            options.append((match.group(1).lower(), match.group(2)))
+        else:
+            userids.append(_userid(arg, syntax, game))
+    if not userids:
+        raise MissingArgument("A challenge needs the userids of the players.", syntax, game)
+    return Challenge(game, tuple(userids), tuple(options), tuple(timers))
+
+
+def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
+    board, userid, password = _need(args, ("board number", "userid", "password"), syntax, game)
+    board_number = _board(board, syntax, game)
+    # the move is the rest of the line as written: it may hold spaces
+    move_text = text.split(None, 5)[5] if len(text.split(None, 5)) > 5 else ""
+    guard = None
+    match = _GUARD.match(move_text.strip())
+    if match is not None:
+        move_text, guard = match.group(1), int(match.group(2))
+    move_text = move_text.strip()
+    if not move_text:
+        raise MissingArgument("The move itself is missing after your password.", syntax, game, board_number)
+    if move_text.lower() == "resign":
+        return Resign(game, board_number, _userid(userid, syntax, game), password, guard)
+    return Move(game, board_number, _userid(userid, syntax, game), password, move_text, guard)
+
+
+def _guard_only(args: list[str], syntax: str, game: str) -> int:
+    match = _GUARD.match(" ".join(args))
+    if match is None or match.group(1):
+        raise BadArgument("Only a move number guard like #12 may follow the password.", syntax, game)
+    return int(match.group(2))
+
+
+def _show(game: str, args: list[str], syntax: str) -> Command:
+    if not args:
+        raise MissingArgument("'show' needs board numbers or userids.", syntax, game)
+    refs = [_BOARD_REF.fullmatch(arg) for arg in args]
+    if all(refs):
+        return ShowBoards(game, tuple(
+            BoardRef(int(m.group(1)), int(m.group(2)) if m.group(2) else None) for m in refs if m
+        ))
+    if any(refs):
+        raise BadArgument("'show' takes either board numbers or userids, not both.", syntax, game)
+    userids, which = _users_and_filter(game, args, syntax)
+    return ShowUsers(game, userids, which)
+
+
+def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[str, ...], str]:
+    which = "active"
+    if args and args[-1].lower() in BOARD_FILTERS:
+        which = args[-1].lower()
+        args = args[:-1]
+    return tuple(_userid(arg, syntax, game) for arg in args), which
+
+
+# -- arguments ----------------------------------------------------------------
+def _need(args: list[str], names: tuple[str, ...], syntax: str, game: str | None = None) -> list[str]:
+    if len(args) < len(names):
+        missing = names[len(args)]
+        raise MissingArgument(f"The {missing} is missing.", syntax, game)
+    return args[: len(names)]
+
+
+def _userid(word: str, syntax: str, game: str | None = None) -> str:
+    userid = word.lower()
+    if not _USERID.fullmatch(userid):
+        raise BadArgument(
+            f"'{word}' is not a userid: a userid has 2 to 20 letters, digits, '-', '_' or '.'.",
+            syntax,
+            game,
+        )
+    return userid
+
+
+def _board(word: str, syntax: str, game: str) -> int:
+    if not word.isdigit():
+        raise BadArgument(f"'{word}' is not a board number: board numbers are whole numbers like 101.", syntax, game)
+    return int(word)
+
+
+def _address(word: str, syntax: str) -> str:
+    address = word.strip("<>,;").lower()
+    local, _, domain = address.partition("@")
+    if not local or not domain or "@" in domain or any(c.isspace() for c in address):
+        raise BadArgument(f"'{word}' is not a mail address like alice@example.org.", syntax)
+    return address

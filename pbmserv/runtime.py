@@ -1,0 +1,39 @@
+"""Wiring: settings -> database, processor and delivery, shared by every command line tool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import sessionmaker
+
+from pbmserv.config import Settings
+from pbmserv.mail.backends import Backend, make_backend
+from pbmserv.service.catalog import Catalog
+from pbmserv.service.delivery import Delivery
+from pbmserv.service.processor import Clock, Processor, utc_now
+from pbmserv.store.database import make_engine, session_factory, upgrade
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    catalog: Catalog | None = None
+    clock: Clock = utc_now
+    backend: Backend | None = None
+
+    def __post_init__(self) -> None:
+        self.engine: Engine = make_engine(self.settings.database_url)
+        self.sessions: sessionmaker = session_factory(self.engine)
+        if self.catalog is None:
+            self.catalog = Catalog.installed(self.settings.extra_games)
+        if self.backend is None:
+            self.backend = make_backend(self.settings)
+        self.processor = Processor(self.sessions, self.settings, self.catalog, self.clock)
+        self.delivery = Delivery(self.sessions, self.backend, self.settings.address, self.clock)
+
+    def upgrade_schema(self) -> None:
+        upgrade(self.settings.database_url)
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,281 @@
+"""Game commands: challenge, move, resign, show, games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption
+from pbmserv.protocol import GAME_SYNTAX
+from pbmserv.protocol.commands import Challenge, ListBoards, Move, Resign, ShowBoards, ShowUsers
+from pbmserv.service import views
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+from pbmserv.store.models import Board
+from pbmserv.store.models import Move as MoveRow
+
+FIRST_BOARD = 101
+DEFAULT_TIMERS = {"nagtime": 7, "forfeittime": 21}
+#: moves the server records itself; games never see them
+SERVER_MOVES = ("resign",)
+
+
+def syntax(game: str, verb: str) -> str:
+    return GAME_SYNTAX[verb].replace("GAME", game)
+
+
+# -- loading -----------------------------------------------------------------
+def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> Board:
+    query = select(Board).where(Board.game_type == game.name, Board.board == number)
+    if lock:
+        query = query.with_for_update()
+    board = ctx.session.scalar(query)
+    if board is None:
+        raise ServiceError(
+            f"There is no {game.title} board {number}.",
+            f"'{game.name} games' lists the boards in play",
+            game=game.name,
+        )
+    return board
+
+
+def replay(game: Game, board: Board, upto: int | None = None) -> Any:
+    """The state after move `upto` (all moves when None), rebuilt from the move list."""
+    if upto is None:
+        return game.decode(board.state)
+    state = game.new(board.options, board.seats)
+    for move in board.moves[:upto]:
+        if move.text not in SERVER_MOVES:
+            state = game.play(state, move.seat, move.text)
+    return state
+
+
+def mails_to_players(
+    ctx: Context, game: Game, board: Board, state: Any, *, subject_prefix: str = "", lead: str = "",
+    commenter: str = "",
+) -> list[Reply]:
+    """The board mail to every player, each seeing the board from their own side;
+    the sender gets the public view if they are not a player."""
+    addresses = ctx.addresses(board.seats)
+    replies = []
+    reached: set[str] = set()
+    for seat, userid in enumerate(board.seats):
+        recipients = addresses.get(userid, ())
+        if not recipients:
+            continue
+        reached.update(recipients)
+        replies.append(Reply(
+            recipients,
+            views.subject(game, board, state, subject_prefix),
+            views.board_mail(
+                game, board, board.moves, state, seat,
+                recent=ctx.settings.recent_moves, comment=ctx.comment, commenter=commenter, lead=lead,
+            ),
+        ))
+    if ctx.sender and ctx.sender not in reached:
+        replies.append(Reply(
+            (ctx.sender,),
+            views.subject(game, board, state, subject_prefix),
+            views.board_mail(game, board, board.moves, state, None, recent=ctx.settings.recent_moves, lead=lead),
+        ))
+    return replies
+
+
+# -- challenge ---------------------------------------------------------------
+def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
+    usage = syntax(game.name, "challenge")
+    players = list(command.userids)
+    if not game.min_players <= len(players) <= game.max_players:
+        count = (
+            f"{game.min_players}" if game.min_players == game.max_players
+            else f"{game.min_players} to {game.max_players}"
+        )
+        raise ServiceError(f"{game.title} is played by {count} players, but the challenge names {len(players)}.", usage, game=game.name)
+    if len(set(players)) != len(players):
+        raise ServiceError("A challenge must name different players.", usage, game=game.name)
+    for userid in players:
+        ctx.known_user(userid, "every player must have signed up before a challenge names them")
+    options = {name: value for name, value in command.options}
+    try:
+        state = game.new(options, players)
+    except InvalidOption as error:
+        raise ServiceError(error.reason, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
+    number = (ctx.session.scalar(select(func.max(Board.board)).where(Board.game_type == game.name)) or FIRST_BOARD - 1) + 1
+    board = Board(
+        game_type=game.name,
+        board=number,
+        options=options,
+        timers={**DEFAULT_TIMERS, **dict(command.timers)},
+        seats=players,
+        state=game.encode(state),
+        move_count=0,
+        status="active",
+        result=None,
+        created_at=ctx.now,
+        updated_at=ctx.now,
+    )
+    ctx.session.add(board)
+    ctx.session.flush()
+    return mails_to_players(ctx, game, board, state, subject_prefix="New ")
+
+
+# -- moves -------------------------------------------------------------------
+def _playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
+    if userid not in board.seats:
+        raise ServiceError(
+            f"{userid} is not a player on {game.title} board {board.board}.",
+            f"'{game.name} show {board.board}' shows who plays there",
+            game=game.name, board=board.board,
+        )
+    return board.seats.index(userid)
+
+
+def _check_running(game: Game, board: Board, state: Any) -> None:
+    if board.result is not None:
+        raise ServiceError(
+            f"{game.title} board {board.board} is over. {views.status_line(game, board, state)}",
+            f"start a new game with '{game.name} challenge'",
+            game=game.name, board=board.board,
+        )
+
+
+def _check_guard(game: Game, board: Board, guard: int | None) -> None:
+    if guard is not None and guard != board.move_count + 1:
+        raise ServiceError(
+            f"The guard #{guard} does not match: the next move on board {board.board} is move {board.move_count + 1}.",
+            "the board may have changed since your mail was written; look at it again and resend with the right #n, or without #n",
+            game=game.name, board=board.board,
+        )
+
+
+def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool) -> None:
+    board.moves.append(MoveRow(
+        number=board.move_count + 1, seat=seat, text=text, secret=secret,
+        created_at=ctx.now, comment=ctx.comment,
+    ))
+    board.move_count += 1
+    board.updated_at = ctx.now
+
+
+def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    board = load_board(ctx, game, command.board, lock=True)
+    seat = _playing_seat(ctx, game, board, user.userid)
+    state = game.decode(board.state)
+    _check_running(game, board, state)
+    _check_guard(game, board, command.guard)
+    if seat not in game.to_move(state):
+        waiting = views.names_and(views.to_move_names(game, board, state))
+        raise ServiceError(
+            f"It is not your turn on {game.title} board {board.board}: {waiting} is to move.",
+            "wait for the board mail that says it is your turn",
+            game=game.name, board=board.board,
+        )
+    try:
+        text = game.canonical_move(state, seat, command.move)
+        secret = game.is_secret_move(state, seat, command.move)
+        new_state = game.play(state, seat, command.move)
+    except IllegalMove as error:
+        raise ServiceError(
+            error.reason,
+            f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
+            game=game.name, board=board.board, board_text=game.render(state, seat),
+        ) from None
+    _record(ctx, board, seat, text, secret)
+    board.state = game.encode(new_state)
+    outcome = game.outcome(new_state)
+    if outcome is not None:
+        board.status = "finished"
+        board.result = {"winners": list(outcome.winners), "scores": list(outcome.scores) if outcome.scores else None, "reason": outcome.reason}
+    return mails_to_players(ctx, game, board, new_state, commenter=user.userid)
+
+
+def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    board = load_board(ctx, game, command.board, lock=True)
+    seat = _playing_seat(ctx, game, board, user.userid)
+    state = game.decode(board.state)
+    _check_running(game, board, state)
+    _check_guard(game, board, command.guard)
+    return end_by_resignation(ctx, game, board, seat, f"{user.userid} resigned", commenter=user.userid)
+
+
+def end_by_resignation(ctx: Context, game: Game, board: Board, seat: int, reason: str, commenter: str = "") -> list[Reply]:
+    state = game.decode(board.state)
+    _record(ctx, board, seat, "resign", False)
+    board.status = "finished"
+    board.result = {"winners": [s for s in range(len(board.seats)) if s != seat], "scores": None, "reason": reason}
+    return mails_to_players(ctx, game, board, state, commenter=commenter)
+
+
+# -- queries -------------------------------------------------------------------
+def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
+    replies = []
+    for ref in command.boards:
+        board = load_board(ctx, game, ref.board)
+        at = ref.at_move
+        if at is not None and not 0 <= at <= board.move_count:
+            raise ServiceError(
+                f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
+                f"{syntax(game.name, 'show')} with #n from 0 to {board.move_count}",
+                game=game.name, board=board.board,
+            )
+        state = replay(game, board, at if at != board.move_count else None)
+        lead = f"(The position after move {at} of {board.move_count}.)" if at is not None else ""
+        body = views.board_mail(game, board, board.moves[: at] if at is not None else board.moves, state, None, recent=None, lead=lead)
+        replies.append(Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body))
+    return replies
+
+
+def _boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[Board]:
+    for userid in userids:
+        ctx.known_user(userid)
+    query = select(Board).where(Board.game_type == game.name).order_by(Board.board)
+    if which == "active" or which == "next":
+        query = query.where(Board.status == "active")
+    elif which == "inactive":
+        query = query.where(Board.status == "finished")
+    boards = [b for b in ctx.session.scalars(query) if all(u in b.seats for u in userids)]
+    if which == "next":
+        boards = [
+            b for b in boards
+            if any(b.seats[seat] in userids for seat in game.to_move(game.decode(b.state)))
+            or (not userids and game.to_move(game.decode(b.state)))
+        ]
+    return boards
+
+
+def _selection(userids: tuple[str, ...], which: str) -> str:
+    who = f" of {views.names_and(list(userids))}" if userids else ""
+    return {"active": f"active boards{who}", "inactive": f"finished boards{who}",
+            "next": f"boards{who} waiting for {'them' if userids else 'a move'}", "all": f"all boards{who}"}[which]
+
+
+def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
+    boards = _boards_of(ctx, game, command.userids, command.which)
+    heading = f"{game.title}: {_selection(command.userids, command.which)}"
+    if not boards:
+        body = f"{heading}: none.\n"
+    else:
+        rule = "-" * views.LINE_WIDTH
+        body = f"{heading}: {len(boards)}.\n\n" + f"\n{rule}\n\n".join(
+            views.board_mail(game, b, b.moves, game.decode(b.state), None, recent=ctx.settings.recent_moves)
+            for b in boards
+        )
+    return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]
+
+
+def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
+    boards = _boards_of(ctx, game, command.userids, command.which)
+    heading = f"{game.title}: {_selection(command.userids, command.which)}"
+    lines = [f"{heading}: {len(boards) or 'none'}."]
+    if boards:
+        lines += ["", f"{'Board':>5}  {'Moves':>5}  {'Last move':<10}  Players / state"]
+        for b in boards:
+            state = game.decode(b.state)
+            lines.append(
+                f"{b.board:>5}  {b.move_count:>5}  {b.updated_at:%Y-%m-%d}  "
+                f"{' vs '.join(b.seats)}: {views.status_line(game, b, state)}"
+            )
+    return [Reply((ctx.sender,), f"{game.title} Games", "\n".join(lines) + "\n")]

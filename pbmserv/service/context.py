@@ -1,0 +1,70 @@
+"""What every command handler gets, and what it gives back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbmserv.config import Settings
+from pbmserv.service.catalog import Catalog
+from pbmserv.service.errors import ServiceError
+from pbmserv.service.passwords import Passwords
+from pbmserv.store.models import Address, User
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One mail to send: the same text to every address in `recipients`."""
+
+    recipients: tuple[str, ...]
+    subject: str
+    body: str
+
+
+@dataclass
+class Context:
+    session: Session
+    settings: Settings
+    catalog: Catalog
+    passwords: Passwords
+    now: datetime
+    sender: str  # the address replies to queries and errors go to
+    comment: str = ""
+
+    def find_user(self, userid: str) -> User | None:
+        return self.session.scalar(select(User).where(User.userid == userid.lower()))
+
+    def known_user(self, userid: str, hint: str = "") -> User:
+        user = self.find_user(userid)
+        if user is None:
+            raise ServiceError(
+                f"There is no player with the userid '{userid}'.",
+                hint or "check the spelling, or sign up first with 'signup userid password'",
+            )
+        return user
+
+    def authenticate(self, userid: str, password: str) -> User:
+        """The user, if `password` is theirs; otherwise a ServiceError that
+        does not say which of the two was wrong beyond what is public."""
+        user = self.known_user(userid)
+        if not self.passwords.verify(user.password_hash, password):
+            raise ServiceError(
+                f"The password for '{user.userid}' is wrong.",
+                "passwords are case-sensitive; 'change password userid old new' sets a new one",
+            )
+        return user
+
+    def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+        rows = self.session.execute(
+            select(User.userid, Address.address)
+            .join(Address, Address.user_id == User.id)
+            .where(User.userid.in_(list(userids)))
+            .order_by(Address.position)
+        )
+        found: dict[str, list[str]] = {userid: [] for userid in userids}
+        for userid, address in rows:
+            found[userid].append(address)
+        return {userid: tuple(addresses) for userid, addresses in found.items()}

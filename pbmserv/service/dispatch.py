@@ -1,0 +1,36 @@
+"""Command -> handler. Every handler returns the replies to send."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pbmserv.protocol import commands as c
+from pbmserv.service import accounts, boards, help
+from pbmserv.service.context import Context, Reply
+
+_GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
+    c.Help: help.help_command,
+    c.Signup: accounts.signup,
+    c.ChangePassword: accounts.change_password,
+    c.ChangeAddress: accounts.change_address,
+    c.Signoff: accounts.signoff,
+    c.ListGames: help.list_games,
+    c.GameHelp: help.game_help,
+}
+
+_GAME: dict[type, Callable] = {
+    c.Challenge: boards.challenge,
+    c.Move: boards.move,
+    c.Resign: boards.resign,
+    c.ShowBoards: boards.show_boards,
+    c.ShowUsers: boards.show_users,
+    c.ListBoards: boards.list_boards,
+}
+
+
+def execute(ctx: Context, command: c.Command) -> list[Reply]:
+    handler = _GLOBAL.get(type(command))
+    if handler is not None:
+        return handler(ctx, command)
+    assert isinstance(command, c.GameCommand)
+    return _GAME[type(command)](ctx, ctx.catalog.get(command.game), command)

@@ -1,0 +1,120 @@
+"""Help and list: the server explains itself by mail."""
+
+from __future__ import annotations
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol import GAME_SYNTAX, GLOBAL_SYNTAX
+from pbmserv.protocol.commands import GameHelp, Help, ListGames
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+
+COMMAND_HELP = {
+    "help": "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
+    "signup": "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password at least 4 characters and no spaces. Mail goes to the addresses you list, or to the address you mail from. 'add' is another name for it.",
+    "add": "Another name for 'signup'.",
+    "change": "'change password' replaces your password (old one first). 'change address' replaces the addresses your mail goes to; without addresses it uses the one you mail from.",
+    "signoff": "Deletes your account. Every game you are still playing is forfeited to your opponents. 'delete' is another name for it.",
+    "delete": "Another name for 'signoff'.",
+    "list": "Lists the games this server runs, with their options. Name games to see only those.",
+    "multiple": "Put 'multiple' in the Subject and one command on each line of the body; each line is carried out in turn and answered on its own.",
+    "challenge": "Starts a new board between the players you name (the first one moves first) and mails it to all of them. Options such as -size=5 change the game (see 'GAME help'); --nagtime=days and --forfeittime=days set how long the server waits for a move before reminding, and before forfeiting.",
+    "move": "Makes your move on a board. The move is the rest of the line, written as the game's help explains. A trailing #n makes the server refuse the move unless it is move number n, so an old or repeated mail can never move twice. 'move ... resign' gives up the game.",
+    "resign": "Gives up the game on that board; your opponent wins.",
+    "show": "Mails you boards as anybody may see them: by number (101#12 is board 101 as it stood after move 12) or every board of the players you name (active, inactive = finished, next = waiting for them, all).",
+    "games": "Lists boards in a table: all of them, or those of the players you name, filtered like 'show'.",
+}
+
+OVERVIEW = """\
+pbmserv plays board games by mail. Put a command in the Subject of a mail
+to this address; anything you write in the body of a move goes to your
+opponent with the board.
+
+Getting started:
+  signup alice mypassword          create your account
+  list                             the games on this server
+  majorities help                  the rules of one game
+  majorities challenge alice bob   start a game (alice moves first)
+  majorities move 101 alice mypassword c1
+                                   make a move on board 101
+
+Commands for everybody:
+{global_commands}
+
+Commands for each game (replace GAME by its name):
+{game_commands}
+
+Verbs and userids may be in any case; passwords may not. Re: and Fwd: in
+front of a Subject are ignored, so you can answer a board mail with your
+move. 'help COMMAND' explains one command, 'help GAME' one game.
+"""
+
+
+def _indent(items: dict[str, str], skip: tuple[str, ...] = ()) -> str:
+    return "\n".join(f"  {text}" for name, text in items.items() if name not in skip)
+
+
+def overview() -> str:
+    return OVERVIEW.format(
+        global_commands=_indent(GLOBAL_SYNTAX, skip=("add", "delete")),
+        game_commands=_indent(GAME_SYNTAX),
+    )
+
+
+def options_text(game: Game) -> str:
+    if not game.options:
+        return "Options: none."
+    lines = ["Options (at challenge):"]
+    for option in game.options:
+        if option.name in game.fixed_options:
+            continue
+        lines.append(f"  {option.syntax()}")
+        if option.description:
+            lines.append(f"      {option.description}")
+    return "\n".join(lines)
+
+
+def game_help_text(game: Game) -> str:
+    usage = "\n".join(f"  {syntax.replace('GAME', game.name)}" for syntax in GAME_SYNTAX.values())
+    return f"{game.title} ({game.name})\n\n{game.help().strip()}\n\n{options_text(game)}\n\nCommands:\n{usage}\n"
+
+
+def help_command(ctx: Context, command: Help) -> list[Reply]:
+    if not command.topic:
+        return [Reply((ctx.sender,), "pbmserv help", overview())]
+    topic = command.topic[0]
+    if topic in ctx.catalog:
+        return game_help(ctx, GameHelp(topic))
+    if topic in COMMAND_HELP:
+        syntax = GLOBAL_SYNTAX.get(topic) or GAME_SYNTAX[topic]
+        body = f"{syntax}\n\n{COMMAND_HELP[topic]}\n"
+        return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
+    raise ServiceError(
+        f"There is no help on '{topic}'.",
+        "send 'help' for the list of commands, or 'help GAME' for a game: "
+        + ", ".join(ctx.catalog.names()),
+    )
+
+
+def game_help(ctx: Context, command: GameHelp) -> list[Reply]:
+    game = ctx.catalog.get(command.game)
+    return [Reply((ctx.sender,), f"{game.title} help", game_help_text(game))]
+
+
+def list_games(ctx: Context, command: ListGames) -> list[Reply]:
+    unknown = [name for name in command.games if name not in ctx.catalog]
+    if unknown:
+        raise ServiceError(
+            f"This server has no game called '{unknown[0]}'.",
+            "send 'list' for every game: " + ", ".join(ctx.catalog.names()),
+        )
+    games = [ctx.catalog.get(name) for name in command.games] or list(ctx.catalog)
+    sections = []
+    for game in games:
+        players = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        sections.append(f"{game.name:<14} {game.title}, {players} players\n{_indented(options_text(game))}")
+    body = "Games on this server:\n\n" + "\n\n".join(sections) + "\n\n'GAME help' explains a game's rules and moves.\n"
+    return [Reply((ctx.sender,), "pbmserv list", body)]
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())

@@ -1,0 +1,100 @@
+"""The text of board mails: title, state line, move list, board, comment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbmserv.gamekit import Game
+from pbmserv.store.models import Board, Move
+
+LINE_WIDTH = 72
+SECRET = "(secret)"
+
+
+def title_line(game: Game, board: Board) -> str:
+    sides = game.side_names
+    players = [
+        f"{userid} ({sides[seat]})" if seat < len(sides) else userid
+        for seat, userid in enumerate(board.seats)
+    ]
+    return f"{game.title} Board {board.board}: {' vs '.join(players)}"
+
+
+def names_and(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def to_move_names(game: Game, board: Board, state: Any) -> list[str]:
+    return [board.seats[seat] for seat in sorted(game.to_move(state))]
+
+
+def status_line(game: Game, board: Board, state: Any) -> str:
+    if board.result is not None:
+        winners = [board.seats[seat] for seat in board.result["winners"]]
+        reason = board.result["reason"]
+        if not winners:
+            return f"Game drawn: {reason}."
+        return f"Game won by {names_and(winners)}: {reason}."
+    names = to_move_names(game, board, state)
+    return f"It is {names_and([name + chr(39) + 's' for name in names])} turn."
+
+
+def subject(game: Game, board: Board, state: Any, prefix: str = "") -> str:
+    tail = "Final" if board.result is not None else " ".join(to_move_names(game, board, state))
+    return f"{prefix}{game.title} Board {board.board} {tail}".strip()
+
+
+def move_text_for(move: Move, viewer: int | None, game_over: bool) -> str:
+    if move.secret and not game_over and move.seat != viewer:
+        return SECRET
+    return move.text
+
+
+def move_list(board: Board, moves: list[Move], viewer: int | None, recent: int | None) -> str:
+    """Moves in columns, oldest first; only the last `recent` unless None."""
+    if not moves:
+        return "No moves yet."
+    over = board.result is not None
+    shown = moves if recent is None or len(moves) <= recent else moves[-recent:]
+    entries = [
+        f"{move.number:>3}. {board.seats[move.seat]} {move_text_for(move, viewer, over)}"
+        for move in shown
+    ]
+    width = max(len(entry) for entry in entries) + 3
+    columns = max(1, LINE_WIDTH // width)
+    rows = [entries[start : start + columns] for start in range(0, len(entries), columns)]
+    lines = ["".join(entry.ljust(width) for entry in row).rstrip() for row in rows]
+    header = "Moves:"
+    if len(shown) < len(moves):
+        header = f"Moves (the last {len(shown)} of {len(moves)}; 'show {board.board}' lists all):"
+    return "\n".join([header, *lines])
+
+
+def board_mail(
+    game: Game,
+    board: Board,
+    moves: list[Move],
+    state: Any,
+    viewer: int | None,
+    *,
+    recent: int | None,
+    comment: str = "",
+    commenter: str = "",
+    lead: str = "",
+) -> str:
+    parts = [title_line(game, board)]
+    if lead:
+        parts.append(lead)
+    parts.append(status_line(game, board, state))
+    parts.append("")
+    parts.append(move_list(board, moves, viewer, None if board.result is not None else recent))
+    parts.append("")
+    parts.append(game.render(state, viewer).rstrip("\n"))
+    if comment.strip():
+        parts.append("")
+        parts.append(f"{commenter} writes:")
+        parts.append("")
+        parts.append(comment.strip())
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,129 @@
+"""The tables. Alembic (migrations/) owns the schema; these models must match it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    userid: Mapped[str] = mapped_column(String(20), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    addresses: Mapped[list[Address]] = relationship(
+        back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
+    )
+
+
+class Address(Base):
+    __tablename__ = "addresses"
+    __table_args__ = (UniqueConstraint("user_id", "address"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    address: Mapped[str] = mapped_column(String(320), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    user: Mapped[User] = relationship(back_populates="addresses")
+
+
+class Board(Base):
+    """One game in progress or finished: `board` is its number within its game type."""
+
+    __tablename__ = "boards"
+    __table_args__ = (UniqueConstraint("game_type", "board"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(40))
+    board: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    timers: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    state: Mapped[Any] = mapped_column(JSON)
+    move_count: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # active | finished
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    moves: Mapped[list[Move]] = relationship(
+        back_populates="board_row", order_by="Move.number", cascade="all, delete-orphan"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class Move(Base):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("board_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    secret: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    board_row: Mapped[Board] = relationship(back_populates="moves")
+
+
+class InboundMail(Base):
+    """A mail as received; `dedup_key` makes a second delivery of it recognisable."""
+
+    __tablename__ = "inbound_mails"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    envelope_sender: Mapped[str] = mapped_column(String(320))
+    message_id: Mapped[str] = mapped_column(String(998))
+    dedup_key: Mapped[str] = mapped_column(String(64), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # pending | done | failed | dropped
+    error: Mapped[str] = mapped_column(Text, default="")
+    processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class OutboxMail(Base):
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    inbound_id: Mapped[int | None] = mapped_column(
+        ForeignKey("inbound_mails.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    recipient: Mapped[str] = mapped_column(String(320))
+    message_id: Mapped[str] = mapped_column(String(998))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # pending | sent | dead
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    last_error: Mapped[str] = mapped_column(Text, default="")

@@ -1,0 +1,108 @@
+"""Databases for tests: a SQLite file by default, PostgreSQL when
+PBMSERV_TEST_DATABASE_URL names one (each xdist worker gets its own database,
+created here and dropped at the end)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from pbmserv.config import Settings
+from pbmserv.mail.backends import MemoryBackend
+from pbmserv.runtime import Runtime
+from pbmserv.service.catalog import Catalog
+from pbmserv.store.database import normalise_url, upgrade
+from pbmserv.store.models import Base
+from tests.toygame import Toy
+
+POSTGRES_URL = os.environ.get("PBMSERV_TEST_DATABASE_URL", "")
+REQUIRE_POSTGRES = os.environ.get("PBMSERV_REQUIRE_POSTGRES") == "1"
+START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "db: uses the test database (SQLite, or PostgreSQL in CI's second run)")
+    if REQUIRE_POSTGRES and not POSTGRES_URL:
+        raise pytest.UsageError("PBMSERV_REQUIRE_POSTGRES=1 but PBMSERV_TEST_DATABASE_URL is not set")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)
+
+
+def pytest_report_header() -> str:
+    return f"pbmserv test database: {'PostgreSQL ' + make_url(POSTGRES_URL).database if POSTGRES_URL else 'SQLite'}"
+
+
+@pytest.fixture(scope="session")
+def _session_database(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iterator[str]:
+    if not POSTGRES_URL:
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'pbmserv.db'}"
+        upgrade(url)
+        yield url
+        return
+    base = make_url(normalise_url(POSTGRES_URL))
+    name = f"{base.database}_{worker_id}"
+    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = base.set(database=name).render_as_string(hide_password=False)
+    upgrade(url)
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def database_url(_session_database: str) -> str:
+    """The test database, emptied before each test."""
+    engine = create_engine(_session_database)
+    with engine.begin() as connection:
+        tables = list(reversed(Base.metadata.sorted_tables))
+        if engine.dialect.name == "postgresql":
+            names = ", ".join(table.name for table in tables)
+            connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:
+                connection.execute(table.delete())
+    engine.dispose()
+    return _session_database
+
+
+class FakeClock:
+    def __init__(self, start: datetime = START):
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+#: cheap argon2 parameters so that tests are fast; production uses Settings' defaults
+TEST_PASSWORD_COST = {"password_time_cost": 1, "password_memory_kib": 1024}
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def runtime(database_url: str, clock: FakeClock) -> Iterator[Runtime]:
+    settings = replace(Settings(), database_url=database_url, mail_backend="memory", **TEST_PASSWORD_COST)
+    catalog = Catalog([*Catalog.installed(), Toy()])
+    runtime = Runtime(settings, catalog=catalog, clock=clock, backend=MemoryBackend())
+    yield runtime
+    runtime.close()

@@ -1,0 +1,129 @@
+"""Noughts and crosses: the small test-only game that drives the service tests.
+
+With `-secret` each player first names a square secretly (`bonus b2`), in
+either order, which exercises simultaneous set-up moves and hidden
+information in mails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pbmserv.gamekit import Game, IllegalMove, Option, Outcome, SquareGrid
+
+
+@dataclass(frozen=True)
+class ToyState:
+    players: tuple[str, ...]
+    size: int
+    marks: tuple[tuple[str, ...], ...]  # marks[rank][file]: "", "X" or "O"
+    bonus: tuple[str | None, ...] | None  # each seat's secret square, None = not chosen
+    turn: int
+    last: str | None = None
+
+
+class Toy(Game):
+    name = "toy"
+    title = "Toy"
+    side_names = ("X", "O")
+    options = (
+        Option("size", 3, (3, 4), "board size"),
+        Option("secret", False, description="each player first names a secret square"),
+    )
+
+    def new(self, options, players):  # type: ignore[no-untyped-def]
+        values = self.resolve_options(options)
+        size = values["size"]
+        return ToyState(
+            tuple(players), size, tuple(("",) * size for _ in range(size)),
+            (None, None) if values["secret"] else None, 0,
+        )
+
+    def grid(self, state: ToyState) -> SquareGrid:
+        return SquareGrid(state.size, state.size)
+
+    def _setting_up(self, state: ToyState) -> bool:
+        return state.bonus is not None and None in state.bonus
+
+    def to_move(self, state):  # type: ignore[no-untyped-def]
+        if self.outcome(state) is not None:
+            return frozenset()
+        if self._setting_up(state):
+            return frozenset(seat for seat, square in enumerate(state.bonus) if square is None)
+        return frozenset({state.turn})
+
+    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+        if seat not in self.to_move(state):
+            raise IllegalMove("It is not your turn.")
+        words = text.lower().split()
+        grid = self.grid(state)
+        if self._setting_up(state):
+            if len(words) != 2 or words[0] != "bonus":
+                raise IllegalMove("First name your secret square, like 'bonus b2'.")
+            grid.parse(words[1])
+            bonus = list(state.bonus)
+            bonus[seat] = words[1]
+            return replace(state, bonus=tuple(bonus))
+        if len(words) != 1:
+            raise IllegalMove("A move is one square, like b2.")
+        file, rank = grid.parse(words[0])
+        if state.marks[rank][file]:
+            raise IllegalMove(f"{words[0]} is taken: choose an empty square.")
+        marks = [list(row) for row in state.marks]
+        marks[rank][file] = self.side_names[seat]
+        return replace(state, marks=tuple(tuple(r) for r in marks), turn=1 - seat, last=words[0])
+
+    def legal_moves(self, state, seat):  # type: ignore[no-untyped-def]
+        if seat not in self.to_move(state):
+            return []
+        grid = self.grid(state)
+        if self._setting_up(state):
+            return [f"bonus {grid.label(cell)}" for cell in grid.cells]
+        return [grid.label(c) for c in grid.cells if not state.marks[c[1]][c[0]]]
+
+    def _lines(self, state: ToyState) -> list[list[tuple[int, int]]]:
+        n = state.size
+        lines = [[(f, r) for f in range(n)] for r in range(n)] + [[(f, r) for r in range(n)] for f in range(n)]
+        return lines + [[(i, i) for i in range(n)], [(i, n - 1 - i) for i in range(n)]]
+
+    def outcome(self, state):  # type: ignore[no-untyped-def]
+        for line in self._lines(state):
+            marks = {state.marks[r][f] for f, r in line}
+            if len(marks) == 1 and "" not in marks:
+                winner = self.side_names.index(marks.pop())
+                return Outcome((winner,), None, "three in a row" if state.size == 3 else "four in a row")
+        if all(all(row) for row in state.marks):
+            return Outcome((), None, "the board is full")
+        return None
+
+    def render(self, state, viewer):  # type: ignore[no-untyped-def]
+        grid = self.grid(state)
+        lines = grid.render(lambda c: state.marks[c[1]][c[0]] or ".")
+        legend = f"X = {state.players[0]}, O = {state.players[1]}"
+        if state.last:
+            legend += f"; last move {state.last}"
+        lines.append(legend)
+        if state.bonus is not None and viewer is not None and state.bonus[viewer]:
+            lines.append(f"Your secret square: {state.bonus[viewer]}")
+        return "\n".join(lines) + "\n"
+
+    def encode(self, state):  # type: ignore[no-untyped-def]
+        return {
+            "players": list(state.players), "size": state.size, "marks": [list(r) for r in state.marks],
+            "bonus": None if state.bonus is None else list(state.bonus), "turn": state.turn, "last": state.last,
+        }
+
+    def decode(self, data):  # type: ignore[no-untyped-def]
+        return ToyState(
+            tuple(data["players"]), data["size"], tuple(tuple(r) for r in data["marks"]),
+            None if data["bonus"] is None else tuple(data["bonus"]), data["turn"], data["last"],
+        )
+
+    def help(self):  # type: ignore[no-untyped-def]
+        return "Noughts and crosses for testing. A move is one square, like b2."
+
+    def canonical_move(self, state, seat, text):  # type: ignore[no-untyped-def]
+        return " ".join(text.lower().split())
+
+    def is_secret_move(self, state, seat, text):  # type: ignore[no-untyped-def]
+        return text.lower().split()[:1] == ["bonus"]

@@ -1,0 +1,99 @@
+"""Transcripts: readable mail conversations replayed against a fresh database.
+
+A transcript file is a sequence of blocks:
+
+    === in                      a mail to the server (RFC 5322 text; To, Date
+    From: alice@example.org     and Message-ID are added when missing)
+    Subject: signup alice pw
+
+    --- out to alice@example.org    a mail the server sent in reply:
+    Subject: pbmserv signup alice   the headers that matter,
+    In-Reply-To: <1@transcript>
+                                    then the whole body
+    Welcome, alice. ...
+
+Lines starting with `#` before the first block describe the transcript.
+Replaying feeds every `in` mail through store -> process -> deliver (the path
+of `pbmserv receive`) and renders what was delivered the same way; the file
+must come out unchanged. `PBMSERV_REGENERATE=1 pytest tests/test_transcripts.py`
+rewrites the expectations and prints the diff of every change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email import policy
+from email.parser import BytesParser
+
+from pbmserv.mail.backends import MemoryBackend
+from pbmserv.runtime import Runtime
+
+IN = "=== in"
+OUT = re.compile(r"^--- out to (\S+)$")
+SHOWN_HEADERS = ("Subject", "In-Reply-To", "Auto-Submitted")
+
+
+@dataclass
+class Transcript:
+    preamble: list[str]
+    inputs: list[str]  # the text of each incoming mail
+
+
+def read(text: str) -> Transcript:
+    preamble: list[str] = []
+    inputs: list[str] = []
+    current: list[str] | None = None
+    in_output = False
+    for line in text.splitlines():
+        if line == IN:
+            current = []
+            inputs.append("")
+            in_output = False
+            continue
+        if OUT.match(line):
+            in_output = True
+            continue
+        if current is None:
+            preamble.append(line)
+        elif not in_output:
+            inputs[-1] += line + "\n"
+    return Transcript(preamble, [mail.rstrip("\n") + "\n" for mail in inputs])
+
+
+def complete_mail(text: str, number: int, runtime: Runtime) -> bytes:
+    headers, _, body = text.partition("\n\n")
+    names = {line.split(":", 1)[0].lower() for line in headers.splitlines() if ":" in line}
+    extra = []
+    if "to" not in names:
+        extra.append(f"To: {runtime.settings.address}")
+    if "date" not in names:
+        extra.append("Date: Mon, 05 Jan 2026 09:00:00 +0000")
+    if "message-id" not in names:
+        extra.append(f"Message-ID: <{number}@transcript>")
+    full = "\n".join([headers.rstrip("\n"), *extra]) + "\n\n" + body
+    return full.replace("\n", "\r\n").encode("utf-8")
+
+
+def render_delivered(recipient: str, raw: bytes) -> str:
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    lines = [f"--- out to {recipient}"]
+    lines += [f"{name}: {message[name]}" for name in SHOWN_HEADERS if message[name] is not None]
+    lines.append("")
+    lines.append(message.get_content().replace("\r\n", "\n").rstrip("\n"))
+    return "\n".join(lines)
+
+
+def replay(transcript: Transcript, runtime: Runtime) -> str:
+    backend = runtime.backend
+    assert isinstance(backend, MemoryBackend)
+    blocks = ["\n".join(transcript.preamble).rstrip("\n")]
+    for number, mail in enumerate(transcript.inputs, start=1):
+        runtime.clock.advance(minutes=1)  # type: ignore[attr-defined]
+        runtime.processor.store(complete_mail(mail, number, runtime))
+        runtime.processor.process_pending()
+        backend.sent.clear()
+        runtime.delivery.deliver_due()
+        blocks.append(IN + "\n" + mail.rstrip("\n"))
+        blocks += [render_delivered(recipient, raw) for recipient, raw in backend.sent]
+    return "\n\n".join(block for block in blocks if block) + "\n"
