@@ -21,9 +21,12 @@ class Settings:
     # [smtp]
     listen: str = "127.0.0.1:2525"
     hostname: str = "localhost"
+    max_message_bytes: int = 256 * 1024
+    #: seconds between rounds of the processing and delivery worker in `serve`
+    poll_seconds: float = 1.0
     # [passwords] argon2id cost: about 25 ms per check on the reference machine
     password_time_cost: int = 2
-    password_memory_kib: int = 12288
+    password_memory_kib: int = 19456
     password_parallelism: int = 1
     # [games]
     recent_moves: int = 12
@@ -40,6 +43,8 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "relay": ("mail", "relay", "PBMSERV_RELAY"),
     "listen": ("smtp", "listen", "PBMSERV_LISTEN"),
     "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
+    "max_message_bytes": ("smtp", "max_message_bytes", "PBMSERV_MAX_MESSAGE_BYTES"),
+    "poll_seconds": ("smtp", "poll_seconds", "PBMSERV_POLL_SECONDS"),
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
     "password_memory_kib": ("passwords", "memory_kib", "PBMSERV_PASSWORD_MEMORY_KIB"),
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
@@ -82,6 +87,8 @@ def _coerce(name: str, value: Any) -> Any:
     try:
         if kind == "int":
             return int(value)
+        if kind == "float":
+            return float(value)
         if kind.startswith("tuple"):
             items = value.split(",") if isinstance(value, str) else value
             return tuple(str(item).strip() for item in items if str(item).strip())

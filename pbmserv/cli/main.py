@@ -22,6 +22,8 @@ EX_CONFIG = 78
 def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """pbmserv: a play-by-email board game server."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not verbose:  # aiosmtpd logs every SMTP line at INFO
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
     try:
         ctx.obj = load_settings(config_path)
     except ConfigError as error:
@@ -76,6 +78,22 @@ def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-u
             click.echo(f"delivered {sent} mail(s)")
             return
         time.sleep(interval)
+
+
+@cli.command()
+@click.pass_obj
+def serve(settings) -> None:  # type: ignore[no-untyped-def]
+    """Listen for SMTP, process mail and deliver replies, all in one process."""
+    import asyncio
+
+    from pbmserv.smtpd import serve as serve_forever
+
+    runtime = Runtime(settings)
+    runtime.upgrade_schema()
+    try:
+        asyncio.run(serve_forever(runtime))
+    except KeyboardInterrupt:
+        pass
 
 
 def main() -> None:

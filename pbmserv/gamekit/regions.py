@@ -30,3 +30,21 @@ def connected_regions(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]
 
 def is_connected(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]) -> bool:
     return len(connected_regions(cells, neighbours)) <= 1
+
+
+def connected_sets(
+    cells: Iterable[C], neighbours: Callable[[C], Iterable[C]], size: int
+) -> list[frozenset[C]]:
+    """Every connected set of exactly `size` cells (polyominoes, trominoes, ...),
+    each once, ordered by their sorted cells."""
+    allowed = set(cells)
+    found: set[frozenset[C]] = {frozenset([cell]) for cell in allowed} if size > 0 else set()
+    for _ in range(size - 1):
+        found = {
+            group | {neighbour}
+            for group in found
+            for cell in group
+            for neighbour in neighbours(cell)
+            if neighbour in allowed and neighbour not in group
+        }
+    return sorted(found, key=sorted)  # type: ignore[arg-type]

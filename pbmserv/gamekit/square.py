@@ -176,6 +176,13 @@ class SquareGrid:
         lines.append(letters)
         return lines
 
+    def under_files(self, text: Callable[[int], str], *, cell_width: int = 2) -> str:
+        """A line to print below `render`'s board (same `cell_width`) with
+        `text(file)` under each file letter, e.g. a tally per column."""
+        margin = len(str(self.height))
+        entries = "".join(text(file).ljust(cell_width) for file in range(self.width))
+        return (" " * (margin + 1) + entries).rstrip()
+
 
 def walk(grid: SquareGrid, start: Cell, delta: Cell) -> Iterator[Cell]:
     """Cells from `start` (excluded) in a straight line until the board ends."""

@@ -30,7 +30,11 @@ class MaildirBackend:
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         # Maildir writes into tmp/ and renames into new/: a reader never sees half a mail
-        mailbox.Maildir(self.path, create=True).add(raw)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            mailbox.Maildir(self.path, create=True).add(raw)
+        except OSError as error:
+            raise TemporaryFailure(f"maildir {self.path}: {error}") from error
 
 
 @dataclass

@@ -148,14 +148,15 @@ _PASSWORD_POSITIONS = {
 _GAME_PASSWORD_POSITIONS = {"move": (4,), "resign": (4,)}
 
 
-def probable_passwords(text: str, games: Collection[str]) -> tuple[str, ...]:
+def probable_passwords(text: str) -> tuple[str, ...]:
     """The words of a command line that stand where passwords go, whether or
     not the line parses, so that they can be masked in anything kept or quoted."""
     words = clean_subject(text).split()
     lowered = [word.lower() for word in words]
     positions: tuple[int, ...] = ()
-    if lowered and lowered[0] in {g.lower() for g in games}:
-        positions = _GAME_PASSWORD_POSITIONS.get(lowered[1] if len(lowered) > 1 else "", ())
+    if len(lowered) > 1 and lowered[1] in _GAME_PASSWORD_POSITIONS:
+        # also for a misspelt game name: the password is still where it stands
+        positions = _GAME_PASSWORD_POSITIONS[lowered[1]]
     else:
         for prefix, found in _PASSWORD_POSITIONS.items():
             if tuple(lowered[: len(prefix)]) == prefix:

@@ -218,7 +218,7 @@ def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
         if at is not None and not 0 <= at <= board.move_count:
             raise ServiceError(
                 f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
-                f"{syntax(game.name, 'show')} with #n from 0 to {board.move_count}",
+                f"{game.name} show {board.board}#n with n from 0 to {board.move_count}",
                 game=game.name, board=board.board,
             )
         state = replay(game, board, at if at != board.move_count else None)
@@ -271,11 +271,11 @@ def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
     lines = [f"{heading}: {len(boards) or 'none'}."]
     if boards:
-        lines += ["", f"{'Board':>5}  {'Moves':>5}  {'Last move':<10}  Players / state"]
+        lines += ["", f"{'Board':>5}  {'Moves':>5}  {'Last move':<10}  Players: state"]
         for b in boards:
             state = game.decode(b.state)
             lines.append(
                 f"{b.board:>5}  {b.move_count:>5}  {b.updated_at:%Y-%m-%d}  "
-                f"{' vs '.join(b.seats)}: {views.status_line(game, b, state)}"
+                f"{' vs '.join(b.seats)}: {views.short_status(game, b, state)}"
             )
     return [Reply((ctx.sender,), f"{game.title} Games", "\n".join(lines) + "\n")]

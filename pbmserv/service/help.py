@@ -7,6 +7,7 @@ from pbmserv.protocol import GAME_SYNTAX, GLOBAL_SYNTAX
 from pbmserv.protocol.commands import GameHelp, Help, ListGames
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.views import syntax_lines, wrap
 
 COMMAND_HELP = {
     "help": "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
@@ -25,9 +26,9 @@ COMMAND_HELP = {
 }
 
 OVERVIEW = """\
-pbmserv plays board games by mail. Put a command in the Subject of a mail
-to this address; anything you write in the body of a move goes to your
-opponent with the board.
+pbmserv plays board games by mail. Put a command in the Subject of a
+mail to this address; anything you write in the body of a move goes to
+your opponent with the board.
 
 Getting started:
   signup alice mypassword          create your account
@@ -50,7 +51,7 @@ move. 'help COMMAND' explains one command, 'help GAME' one game.
 
 
 def _indent(items: dict[str, str], skip: tuple[str, ...] = ()) -> str:
-    return "\n".join(f"  {text}" for name, text in items.items() if name not in skip)
+    return "\n".join(syntax_lines(text) for name, text in items.items() if name not in skip)
 
 
 def overview() -> str:
@@ -67,14 +68,14 @@ def options_text(game: Game) -> str:
     for option in game.options:
         if option.name in game.fixed_options:
             continue
-        lines.append(f"  {option.syntax()}")
+        lines.append(wrap(option.syntax(), "  "))
         if option.description:
-            lines.append(f"      {option.description}")
+            lines.append(wrap(option.description, "      ", ""))
     return "\n".join(lines)
 
 
 def game_help_text(game: Game) -> str:
-    usage = "\n".join(f"  {syntax.replace('GAME', game.name)}" for syntax in GAME_SYNTAX.values())
+    usage = "\n".join(syntax_lines(syntax.replace("GAME", game.name)) for syntax in GAME_SYNTAX.values())
     return f"{game.title} ({game.name})\n\n{game.help().strip()}\n\n{options_text(game)}\n\nCommands:\n{usage}\n"
 
 
@@ -86,7 +87,7 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
         return game_help(ctx, GameHelp(topic))
     if topic in COMMAND_HELP:
         syntax = GLOBAL_SYNTAX.get(topic) or GAME_SYNTAX[topic]
-        body = f"{syntax}\n\n{COMMAND_HELP[topic]}\n"
+        body = f"{syntax_lines(syntax, '')}\n\n{wrap(COMMAND_HELP[topic], hang='')}\n"
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     raise ServiceError(
         f"There is no help on '{topic}'.",

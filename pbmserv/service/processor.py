@@ -22,12 +22,13 @@ from pbmserv.mail.inbound import IncomingMail, message_text, parse_mail, read_me
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose
 from pbmserv.protocol import ParseError, parse_request, probable_passwords
-from pbmserv.protocol.commands import MASK
+from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
+from pbmserv.service.views import wrap
 from pbmserv.store.models import InboundMail, OutboxMail
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ class Processor:
             log.info("inbound %s dropped: %s", row.id, reason)
             return
         request = parse_request(mail.subject, mail.body, self.catalog.names())
-        secrets = tuple(s for line in request.lines for s in probable_passwords(line.text, self.catalog.names()))
+        secrets = tuple(s for line in request.lines for s in probable_passwords(line.text))
         replies: list[Reply] = []
         try:
             with session.begin_nested():
@@ -139,6 +140,9 @@ class Processor:
             with session.begin_nested():
                 return execute(ctx, line.command)
         except ServiceError as error:
+            if error.game is None and isinstance(line.command, GameCommand):
+                error.game = line.command.game
+                error.board = getattr(line.command, "board", None)
             return [error_reply(mail, error, self.catalog, secrets)]
 
     def _queue(self, session: Session, row: InboundMail, mail: IncomingMail, reply: Reply, now: datetime) -> None:
@@ -165,9 +169,9 @@ def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
 
 def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
     hint = error.hint if isinstance(error, ServiceError) else error.syntax
-    parts = [mask(error.message, secrets)]
+    parts = [wrap(mask(error.message, secrets), hang="")]
     if hint:
-        parts.append(f"How to do it right: {hint}")
+        parts.append(wrap(f"How to do it right: {hint}"))
     if isinstance(error, ServiceError) and error.board_text:
         parts += ["", error.board_text.rstrip("\n")]
     parts += ["", quote(mail, secrets)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from pbmserv.gamekit import Game
@@ -9,6 +10,19 @@ from pbmserv.store.models import Board, Move
 
 LINE_WIDTH = 72
 SECRET = "(secret)"
+
+
+def wrap(text: str, indent: str = "", hang: str = "    ") -> str:
+    """A paragraph filled to the mail line width; continuation lines hang."""
+    return textwrap.fill(
+        text, LINE_WIDTH, initial_indent=indent, subsequent_indent=indent + hang,
+        break_long_words=False, break_on_hyphens=False,
+    )
+
+
+def syntax_lines(syntax: str, indent: str = "  ") -> str:
+    """A command's syntax, one alternative per line, each wrapped."""
+    return "\n".join(wrap(alternative.strip(), indent) for alternative in syntax.split("  |  "))
 
 
 def title_line(game: Game, board: Board) -> str:
@@ -39,6 +53,13 @@ def status_line(game: Game, board: Board, state: Any) -> str:
         return f"Game won by {names_and(winners)}: {reason}."
     names = to_move_names(game, board, state)
     return f"It is {names_and([name + chr(39) + 's' for name in names])} turn."
+
+
+def short_status(game: Game, board: Board, state: Any) -> str:
+    if board.result is not None:
+        winners = [board.seats[seat] for seat in board.result["winners"]]
+        return f"won by {names_and(winners)}" if winners else "drawn"
+    return f"{names_and(to_move_names(game, board, state))} to move"
 
 
 def subject(game: Game, board: Board, state: Any, prefix: str = "") -> str:
