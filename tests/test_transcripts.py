@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pbmserv.gamekit import get_game
+from pbmserv.service.catalog import Catalog
+from tests.toygame import Toy
 from tests.transcript import read, replay
 
 TRANSCRIPTS = sorted((Path(__file__).parent / "transcripts").glob("*.txt"))
@@ -17,7 +20,9 @@ REGENERATE = os.environ.get("PBMSERV_REGENERATE") == "1"
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.stem for p in TRANSCRIPTS])
 def test_transcript(path: Path, runtime) -> None:  # type: ignore[no-untyped-def]
     expected = path.read_text(encoding="utf-8")
-    actual = replay(read(expected), runtime)
+    transcript = read(expected)
+    runtime.processor.catalog = Catalog([Toy(), *(get_game(name) for name in transcript.games)])
+    actual = replay(transcript, runtime)
     if actual == expected:
         return
     diff = "".join(difflib.unified_diff(

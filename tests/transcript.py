@@ -12,7 +12,9 @@ A transcript file is a sequence of blocks:
                                     then the whole body
     Welcome, alice. ...
 
-Lines starting with `#` before the first block describe the transcript.
+Lines starting with `#` before the first block describe the transcript; a
+line `# games: majorities synch` names the games the server offers besides
+the test game `toy` (so that installing a new game changes no transcript).
 Replaying feeds every `in` mail through store -> process -> deliver (the path
 of `pbmserv receive`) and renders what was delivered the same way; the file
 must come out unchanged. `PBMSERV_REGENERATE=1 pytest tests/test_transcripts.py`
@@ -38,6 +40,13 @@ SHOWN_HEADERS = ("Subject", "In-Reply-To", "Auto-Submitted")
 class Transcript:
     preamble: list[str]
     inputs: list[str]  # the text of each incoming mail
+
+    @property
+    def games(self) -> list[str]:
+        for line in self.preamble:
+            if line.startswith("# games:"):
+                return line.split(":", 1)[1].split()
+        return []
 
 
 def read(text: str) -> Transcript:

@@ -3,7 +3,7 @@
 from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Option, Outcome
 from pbmserv.gamekit.hexagonal import HexHexGrid
 from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
-from pbmserv.gamekit.regions import connected_regions, is_connected
+from pbmserv.gamekit.regions import connected_regions, connected_sets, is_connected
 from pbmserv.gamekit.square import COMPASS, OPPOSITE, SquareGrid
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "SquareGrid",
     "UnknownGame",
     "connected_regions",
+    "connected_sets",
     "game_names",
     "get_game",
     "is_connected",

@@ -86,12 +86,15 @@ class Option:
                 if step == 1:
                     return f"{values[0]}..{values[-1]}"
                 return f"{values[0]}..{values[-1]} in steps of {step}"
-        return ", ".join(str(v) for v in values)
+        words = [str(v) for v in values]
+        return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
     def syntax(self) -> str:
         if isinstance(self.default, bool):
             return f"-{self.name} (off unless given)"
-        return f"-{self.name}=N with N one of {self.allowed_text()} (default {self.default})"
+        if isinstance(self.default, int):
+            return f"-{self.name}=N where N is {self.allowed_text()} (default {self.default})"
+        return f"-{self.name}={'|'.join(str(v) for v in self.allowed)} (default {self.default})"
 
 
 class Game:

@@ -157,6 +157,9 @@ def probable_passwords(text: str) -> tuple[str, ...]:
     if len(lowered) > 1 and lowered[1] in _GAME_PASSWORD_POSITIONS:
         # also for a misspelt game name: the password is still where it stands
         positions = _GAME_PASSWORD_POSITIONS[lowered[1]]
+    elif len(lowered) > 4 and lowered[2].isdigit():
+        # any `GAME VERB board userid password ...` shape, even with a misspelt verb
+        positions = (4,)
     else:
         for prefix, found in _PASSWORD_POSITIONS.items():
             if tuple(lowered[: len(prefix)]) == prefix:

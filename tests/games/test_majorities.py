@@ -114,7 +114,7 @@ def test_size_option(size, live):
 def test_bad_size_is_refused_with_the_allowed_values(raw):
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"size": raw}, PLAYERS)
-    assert "3, 5, 7" in caught.value.reason
+    assert "3, 5 or 7" in caught.value.reason
 
 
 def test_unknown_option_is_refused():

@@ -1,0 +1,406 @@
+"""Parliament: Majority, official rules 2019 (RULES.md section 4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
+
+from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
+from games.parliament.chambers import LAYOUTS, Layout
+from games.parliament.view import render_state
+
+ROUNDS = 3
+
+_PREFER = re.compile(r"(?:prefer|preferences?)\b\s*:?\s*(.*)")
+_SEAT_LIST = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True)
+class State:
+    players: tuple[str, ...]
+    boards: str
+    #: each player's preference seats in reading order; None until chosen
+    preferences: tuple[tuple[int, ...] | None, ...]
+    #: one mark per seat, see games.parliament.cascade
+    board: str
+    next_seat: int = 0
+    #: the final board of every finished round
+    finished_rounds: tuple[str, ...] = ()
+    last_claimer: int | None = None
+    #: what the last turn did, in order; ("round", n, "") starts round n
+    last_events: tuple[Event, ...] = ()
+
+    @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.boards]
+
+    @property
+    def in_setup(self) -> bool:
+        return None in self.preferences
+
+    def cancelled(self) -> frozenset[int]:
+        """Seats both players named: ordinary seats."""
+        if self.in_setup:
+            return frozenset()
+        return frozenset(self.preferences[0]) & frozenset(self.preferences[1])
+
+    def live_preferences(self, seat: int) -> tuple[int, ...]:
+        cancelled = self.cancelled()
+        return tuple(s for s in self.preferences[seat] or () if s not in cancelled)
+
+    def hidden(self) -> dict[int, str]:
+        """Unrevealed preferences: seat index -> its preference mark."""
+        if self.in_setup:
+            return {}
+        return {
+            s: PREFERENCE[player]
+            for player in (0, 1)
+            for s in self.live_preferences(player)
+            if self.board[s] == EMPTY
+        }
+
+
+def round_winner(layout: Layout, board: str) -> int | None:
+    """The player holding an absolute majority on a finished board, if any."""
+    for player, mark in enumerate(SEAT):
+        if board.count(mark) < layout.total_needed:
+            continue
+        if layout.must_hold is not None and layout.must_hold.count(board, mark) < layout.must_hold.needed:
+            continue
+        return player
+    return None
+
+
+class Parliament(Game):
+    name = "parliament"
+    title = "Parliament"
+    min_players = 2
+    max_players = 2
+    side_names = SIDES
+    options = (
+        Option(
+            "boards",
+            "both",
+            ("upper", "lower", "both"),
+            "which chambers are played: the Upper (76 seats), the Lower (150) or both",
+        ),
+    )
+
+    # -- setting up ------------------------------------------------------
+    def new(self, options: Mapping[str, str | None], players: Sequence[str]) -> State:
+        values = self.resolve_options(options)
+        if len(players) != 2:
+            raise InvalidOption("Parliament is played by exactly two players: Red and Blue.")
+        layout = LAYOUTS[values["boards"]]
+        return State(
+            players=tuple(players),
+            boards=values["boards"],
+            preferences=(None, None),
+            board=EMPTY * layout.size,
+        )
+
+    # -- whose turn ------------------------------------------------------
+    def to_move(self, state: State) -> frozenset[int]:
+        if self.outcome(state) is not None:
+            return frozenset()
+        if state.in_setup:
+            return frozenset(seat for seat in (0, 1) if state.preferences[seat] is None)
+        return frozenset({state.next_seat})
+
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.finished_rounds:
+            return None
+        layout = state.layout
+        final = state.finished_rounds[-1]
+        winner = round_winner(layout, final)
+        if winner is None and len(state.finished_rounds) < ROUNDS:
+            return None
+        scores = (final.count(SEAT[0]), final.count(SEAT[1]))
+        if winner is None:
+            return Outcome((), scores, f"{ROUNDS} hung rounds: nobody won a majority, the game is drawn.")
+        reason = f"{SIDES[winner]} holds {scores[winner]} of the {layout.size} seats"
+        chamber = layout.must_hold
+        if chamber is not None:
+            reason += f" and {chamber.count(final, SEAT[winner])} of the {chamber.size} {chamber.name} seats"
+        return Outcome((winner,), scores, reason + ".")
+
+    # -- moves -----------------------------------------------------------
+    def play(self, state: State, seat: int, text: str) -> State:
+        self._check_turn(state, seat)
+        if state.in_setup:
+            chosen = self._parse_preferences(state, text)
+            preferences = tuple(chosen if s == seat else p for s, p in enumerate(state.preferences))
+            return State(
+                players=state.players,
+                boards=state.boards,
+                preferences=preferences,
+                board=state.board,
+            )
+        claimed, order = self._parse_claim(state, seat, text)
+        return self._claim(state, seat, claimed, order)
+
+    def _check_turn(self, state: State, seat: int) -> None:
+        result = self.outcome(state)
+        if result is not None:
+            raise IllegalMove(f"The game is over: {result.reason}")
+        movers = self.to_move(state)
+        if seat in movers:
+            return
+        if state.in_setup and seat in (0, 1):
+            waiting = state.players[min(movers)]
+            raise IllegalMove(f"You have already sent your preferences: the game waits for {waiting} to send theirs.")
+        raise IllegalMove(f"It is not your turn: {state.players[state.next_seat]} is to move.")
+
+    def _parse_preferences(self, state: State, text: str) -> tuple[int, ...]:
+        layout = state.layout
+        limit = layout.preference_limit
+        example = "prefer U:c4,L:h5" if layout.prefixed else "prefer c4,h5"
+        match = _PREFER.fullmatch(" ".join(text.lower().split()))
+        if match is None:
+            raise IllegalMove(
+                f"First choose your secret preferences: send prefer and up to {limit} seats, "
+                f"like {example}, or prefer none."
+            )
+        words = [w for w in _SEAT_LIST.split(re.sub(r"\s*:\s*", ":", match.group(1))) if w]
+        if words == ["none"]:
+            return ()
+        if not words:
+            raise IllegalMove(f"Name your preferences after prefer, like {example}, or send prefer none.")
+        if "none" in words:
+            raise IllegalMove(f"Write either prefer none or a list of seats like {example}, not both.")
+        seats = [layout.parse(word) for word in words]
+        for position, chosen in enumerate(seats):
+            if chosen in seats[:position]:
+                raise IllegalMove(f"{layout.shown[chosen]} is named twice: name each preference once.")
+        if len(seats) > limit:
+            where = "in the two chambers together" if layout.prefixed else f"in the {layout.chambers[0].name} chamber"
+            raise IllegalMove(f"You named {len(seats)} preferences: at most {limit} are allowed {where}.")
+        return tuple(sorted(seats))
+
+    def _parse_claim(self, state: State, seat: int, text: str) -> tuple[int, tuple[int, ...]]:
+        layout = state.layout
+        example = layout.example()
+        words = " ".join(re.sub(r"\s*:\s*", ":", text.lower()).split())
+        if _PREFER.fullmatch(words):
+            raise IllegalMove(f"Preferences are chosen before the first claim; now claim an empty seat, like {example}.")
+        words = re.sub(r"^claim\b\s*", "", words)
+        parts = re.split(r"\bthen\b", words)
+        if len(parts) > 2:
+            raise IllegalMove(
+                f"Write then only once, like {example} then {layout.example('d5')},{layout.example('e5')}."
+            )
+        head = [w for w in _SEAT_LIST.split(parts[0]) if w]
+        if not head:
+            raise IllegalMove(f"Send the seat you claim, like {example}.")
+        claimed = [layout.parse(word) for word in head]
+        if len(claimed) > 1:
+            raise IllegalMove(
+                f"Claim one seat per turn, like {example}; to choose the order of the flips "
+                f"write {example} then {layout.example('d5')},{layout.example('e5')}."
+            )
+        order: list[int] = []
+        if len(parts) == 2:
+            named = [w for w in _SEAT_LIST.split(parts[1]) if w]
+            if not named:
+                raise IllegalMove(
+                    f"Name the seats to flip first after then, like {example} then "
+                    f"{layout.example('d5')},{layout.example('e5')}."
+                )
+            for word in named:
+                flip = layout.parse(word)
+                if flip in order:
+                    raise IllegalMove(f"{layout.shown[flip]} is named twice in the order of flips.")
+                order.append(flip)
+        target = claimed[0]
+        shown = layout.shown[target]
+        mark = state.board[target]
+        if mark in SEAT:
+            raise IllegalMove(f"{shown} is already held by {SIDES[SEAT.index(mark)]}: claim an empty seat.")
+        if mark in PREFERENCE:
+            owner = "your own" if PREFERENCE.index(mark) == seat else f"{SIDES[PREFERENCE.index(mark)]}'s"
+            raise IllegalMove(f"{shown} is {owner} preference and cannot be claimed: claim an empty seat.")
+        if target in state.live_preferences(seat):
+            raise IllegalMove(f"{shown} holds your own hidden preference: you cannot claim it; claim another empty seat.")
+        return target, tuple(order)
+
+    def _claim(self, state: State, seat: int, target: int, order: tuple[int, ...]) -> State:
+        layout = state.layout
+        board = list(state.board)
+        hidden = state.hidden()
+        if target in hidden:
+            board[target] = hidden.pop(target)
+            events: list[Event] = [("revealed", target, board[target])]
+        else:
+            board[target] = SEAT[seat]
+            events = [("claim", target, board[target])]
+        events += settle(layout.neighbours, board, hidden, seat, order, [target])
+        if board.count(EMPTY) > len(hidden):
+            return State(
+                players=state.players,
+                boards=state.boards,
+                preferences=state.preferences,
+                board="".join(board),
+                next_seat=1 - seat,
+                finished_rounds=state.finished_rounds,
+                last_claimer=seat,
+                last_events=tuple(events),
+            )
+        # the round is over: the hidden preferences show, and count as held seats
+        revealed = sorted(hidden)
+        for s in revealed:
+            board[s] = hidden.pop(s)
+            events.append(("round-end", s, board[s]))
+        events += settle(layout.neighbours, board, hidden, seat, order, revealed)
+        final = "".join(board)
+        finished = state.finished_rounds + (final,)
+        if round_winner(layout, final) is None and len(finished) < ROUNDS:
+            board = [EMPTY] * layout.size
+            for player in (0, 1):
+                for s in state.live_preferences(player):
+                    board[s] = PREFERENCE[player]
+            events.append(("round", len(finished) + 1, ""))
+            # seats surrounded by preferences alone take their colour at once;
+            # Red, who claims first, counts as the claimer
+            events += settle(layout.neighbours, board, {}, 0, (), range(layout.size))
+            final = "".join(board)
+        return State(
+            players=state.players,
+            boards=state.boards,
+            preferences=state.preferences,
+            board=final,
+            next_seat=0,
+            finished_rounds=finished,
+            last_claimer=seat,
+            last_events=tuple(events),
+        )
+
+    def legal_moves(self, state: State, seat: int) -> list[str]:
+        if seat not in self.to_move(state):
+            return []
+        labels = state.layout.labels
+        if state.in_setup:
+            return ["prefer none"] + [f"prefer {label}" for label in labels]
+        own = set(state.live_preferences(seat))
+        return [label for s, label in enumerate(labels) if state.board[s] == EMPTY and s not in own]
+
+    # -- the move list ---------------------------------------------------
+    def canonical_move(self, state: State, seat: int, text: str) -> str:
+        labels = state.layout.labels
+        try:
+            if state.in_setup:
+                chosen = self._parse_preferences(state, text)
+                return "prefer " + (",".join(labels[s] for s in chosen) if chosen else "none")
+            target, order = self._parse_claim(state, seat, text)
+        except IllegalMove:
+            return super().canonical_move(state, seat, text)
+        if order:
+            return f"{labels[target]} then " + ",".join(labels[s] for s in order)
+        return labels[target]
+
+    def is_secret_move(self, state: State, seat: int, text: str) -> bool:
+        return text.strip().lower().startswith("pref")
+
+    # -- views -----------------------------------------------------------
+    def render(self, state: State, viewer: int | None) -> str:
+        return render_state(state, viewer, self.outcome(state))
+
+    def encode(self, state: State) -> dict[str, Any]:
+        return {
+            "players": list(state.players),
+            "boards": state.boards,
+            "preferences": [None if p is None else list(p) for p in state.preferences],
+            "board": state.board,
+            "next_seat": state.next_seat,
+            "finished_rounds": list(state.finished_rounds),
+            "last_claimer": state.last_claimer,
+            "last_events": [list(event) for event in state.last_events],
+        }
+
+    def decode(self, data: Any) -> State:
+        return State(
+            players=tuple(data["players"]),
+            boards=data["boards"],
+            preferences=tuple(None if p is None else tuple(p) for p in data["preferences"]),
+            board=data["board"],
+            next_seat=data["next_seat"],
+            finished_rounds=tuple(data["finished_rounds"]),
+            last_claimer=data["last_claimer"],
+            last_events=tuple((kind, seat, mark) for kind, seat, mark in data["last_events"]),
+        )
+
+    def help(self) -> str:
+        return HELP
+
+
+HELP = """\
+Parliament - Majority, the official rules of 2019
+
+Red and Blue compete for the seats of two chambers: the Upper chamber
+(10 columns by 8 rows less its four corners, 76 seats) and the Lower
+chamber (17 by 10 with its corners cut, 150 seats). A seat is written
+with its chamber, column and row, like U:c4 or L:h5: columns a, b, ...
+from the left, rows 1, 2, ... from the top. When only one chamber is
+played the U: or L: may be left out.
+
+Preferences. Before the first claim each player secretly names seats
+that belong to them whatever happens: up to 7 in the two chambers
+together (up to 3 when only the Upper chamber is played, up to 4 for
+the Lower alone). Both players send them, in either order:
+    prefer U:c4,L:h5        or        prefer none
+A preference stays hidden from the opponent until it is revealed. If
+both players named the same seat, the two preferences cancel and it is
+an ordinary seat (each of the two is told).
+
+Claims. Red claims first, then the players take turns; a turn claims
+one empty seat:
+    L:h5
+You may not claim a seat holding your own preference. If you claim a
+seat that is your opponent's hidden preference, it is revealed as
+theirs and your turn is over.
+
+Local majorities. The surrounding seats of a seat are its neighbours
+in the same chamber, diagonals included (3 to 8 of them). As soon as
+all the surrounding seats of a seat are held (a revealed preference
+counts as held by its owner; a hidden one looks empty), the seat goes
+to the colour that holds more than half of them, even if nobody had
+claimed it; a tie changes nothing. Preferences never change colour: a
+hidden preference whose surroundings are all held is revealed instead.
+After a claim, seats are flipped one at a time and the board is looked
+at again after each flip: first flips that help the player who
+claimed, then flips that help the opponent. Seats of the same kind go
+in reading order (Upper before Lower, top row first, left to right)
+unless the claimer names an order with the claim:
+    L:c4 then L:d5,L:e5
+(among flips of the same kind, the seats named after then go first, in
+that order; the others follow in reading order). This always comes to
+an end.
+
+The end of a round. When the only seats that look empty are hidden
+preferences, those are revealed, the local majorities they complete
+are applied, and the round ends. Preferences do not count as seats
+won. A player holding more than half of all seats in play wins (114 of
+226 with both chambers, 39 of 76 in the Upper, 76 of 150 in the
+Lower); with both chambers the winner must also hold more than half of
+the Upper chamber (39 seats). Otherwise the round is hung: the
+chambers are cleared and played again with the same preferences, now
+revealed and in place from the start, Red claiming first. After three
+hung rounds the game is drawn. The score is the number of seats each
+player holds at the end.
+
+The board. R and B are seats held by Red and Blue, r and b their
+revealed preferences, . an empty seat; you see your own hidden
+preferences as r? or b?. The seat claimed last is marked < and seats
+changed by the last turn *.
+
+Option:
+    -boards=upper|lower|both   the chambers played (default both)
+
+Challenge:
+    parliament challenge alice bob
+    parliament challenge -boards=upper alice bob
+(the first player named is Red and claims first)
+"""

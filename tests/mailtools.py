@@ -1,0 +1,45 @@
+"""Sending test mails through a Runtime the way `pbmserv receive` does."""
+
+from __future__ import annotations
+
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from itertools import count
+
+from pbmserv.mail.backends import MemoryBackend
+from pbmserv.runtime import Runtime
+
+_numbers = count(1)
+
+
+def make_mail(sender: str, subject: str, body: str = "", *, headers: dict[str, str] | None = None) -> bytes:
+    message = EmailMessage(policy=policy.SMTP)
+    message["From"] = sender
+    message["To"] = "pbmserv@localhost"
+    message["Subject"] = subject
+    message["Message-ID"] = f"<test-{next(_numbers)}@example.org>"
+    for name, value in (headers or {}).items():
+        message[name] = value
+    message.set_content(body or "\n")
+    return message.as_bytes()
+
+
+def send(runtime: Runtime, sender: str, subject: str, body: str = "", **kwargs) -> list[tuple[str, EmailMessage]]:  # type: ignore[no-untyped-def]
+    """Feed one mail in; returns the (recipient, message) pairs delivered in reply."""
+    return send_raw(runtime, make_mail(sender, subject, body, **kwargs))
+
+
+def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, EmailMessage]]:
+    backend = runtime.backend
+    assert isinstance(backend, MemoryBackend)
+    backend.sent.clear()
+    runtime.processor.store(raw, envelope_sender)
+    runtime.processor.process_pending()
+    runtime.delivery.deliver_due()
+    parser = BytesParser(policy=policy.default)
+    return [(recipient, parser.parsebytes(data)) for recipient, data in backend.sent]  # type: ignore[misc]
+
+
+def body(message: EmailMessage) -> str:
+    return message.get_content().replace("\r\n", "\n")

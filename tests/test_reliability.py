@@ -1,0 +1,175 @@
+"""The reliability contract at the service level: every bad input gives one
+clear error mail and leaves the database as it was; a crash loses nothing and
+applies nothing; duplicates are applied once; passwords never stay in clear."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from pbmserv.config import Settings
+from pbmserv.gamekit import IllegalMove
+from pbmserv.runtime import Runtime
+from pbmserv.service.catalog import Catalog
+from pbmserv.service.passwords import Passwords
+from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
+from tests.mailtools import body, make_mail, send, send_raw
+from tests.toygame import Toy
+
+
+def snapshot(runtime: Runtime) -> dict[str, list[Any]]:
+    """Everything a command may change (not the mail tables)."""
+    with runtime.sessions() as session:
+        return {
+            "users": [(u.userid, u.password_hash) for u in session.scalars(select(User).order_by(User.id))],
+            "addresses": [(a.user_id, a.address) for a in session.scalars(select(Address).order_by(Address.id))],
+            "boards": [
+                (b.game_type, b.board, b.seats, b.state, b.move_count, b.status, b.result, b.version)
+                for b in session.scalars(select(Board).order_by(Board.id))
+            ],
+            "moves": [(m.board_id, m.number, m.seat, m.text) for m in session.scalars(select(Move).order_by(Move.id))],
+        }
+
+
+@pytest.fixture
+def game_on(runtime: Runtime) -> Runtime:
+    """alice and bob on toy board 101 (bob to move) and a finished board 102."""
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    send(runtime, "alice@example.org", "toy resign 102 alice secret1")
+    return runtime
+
+
+ERROR_PATHS = {
+    "wrong password": ("toy move 101 bob wrong a1", "password for 'bob' is wrong"),
+    "unknown user": ("toy move 101 zoe secret2 a1", "no player with the userid 'zoe'"),
+    "unknown game": ("chess move 101 bob secret2 a1", "'chess' is neither a command nor a game"),
+    "unknown command": ("toy fly 101 bob secret2", "'fly' is not a toy command"),
+    "bad option value": ("toy challenge -size=7 alice bob", "-size=7 is not allowed"),
+    "unknown option": ("toy challenge -speed=7 alice bob", "has no option -speed"),
+    "not your turn": ("toy move 101 alice secret1 a1", "not your turn"),
+    "stale guard": ("toy move 101 bob secret2 a1 #1", "guard #1 does not match"),
+    "game over": ("toy move 102 bob secret2 a1", "is over"),
+    "malformed move": ("toy move 101 bob secret2 zz", "'zz' is not a square"),
+    "taken square": ("toy move 101 bob secret2 b2", "b2 is taken"),
+    "not a player": ("toy challenge alice bob carol", "played by 2 players"),
+    "no such board": ("toy move 555 bob secret2 a1", "no Toy board 555"),
+    "signup taken": ("signup alice other1", "is taken"),
+    "resign twice": ("toy resign 102 alice secret1", "is over"),
+}
+
+
+@pytest.mark.parametrize("path", list(ERROR_PATHS))
+def test_error_path_gives_one_error_mail_and_changes_nothing(game_on: Runtime, path: str) -> None:
+    subject, says = ERROR_PATHS[path]
+    before = snapshot(game_on)
+    replies = send(game_on, "bob@example.org", subject)
+    assert snapshot(game_on) == before
+    assert len(replies) == 1
+    recipient, message = replies[0]
+    assert recipient == "bob@example.org"
+    assert message["Subject"].endswith("Error")
+    text = body(message)
+    assert says in text
+    assert "How to do it right:" in text
+    assert "secret2" not in text, "the quoted mail must not repeat the password"
+
+
+def test_refused_move_shows_the_board_from_the_movers_side(game_on: Runtime) -> None:
+    [(_, message)] = send(game_on, "bob@example.org", "toy move 101 bob secret2 b2")
+    assert "2 . X . 2" in body(message)
+
+
+class CrashingToy(Toy):
+    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+        if text == "a1":
+            raise RuntimeError("a bug in the game")
+        return super().play(state, seat, text)
+
+
+def test_a_crash_applies_nothing_keeps_the_mail_and_answers_once(runtime: Runtime) -> None:
+    runtime.processor.catalog = Catalog([CrashingToy()])
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "multiple", "toy challenge alice bob\ntoy move 101 alice secret1 b2")
+    before = snapshot(runtime)
+    replies = send(runtime, "bob@example.org", "multiple", "toy move 101 bob secret2 c3\ntoy move 101 alice secret1 a1")
+    assert snapshot(runtime) == before, "the first command of the mail must be rolled back too"
+    assert [r for r, _ in replies] == ["bob@example.org"]
+    assert "nothing in it was carried out" in body(replies[0][1])
+    with runtime.sessions() as session:
+        failed = session.scalars(select(InboundMail).where(InboundMail.status == "failed")).one()
+        assert "a bug in the game" in failed.error
+
+
+def test_a_duplicate_delivery_is_applied_once(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    raw = make_mail("alice@example.org", "toy move 101 alice secret1 b2")
+    assert len(send_raw(runtime, raw)) == 2
+    before = snapshot(runtime)
+    assert send_raw(runtime, raw) == []
+    assert snapshot(runtime) == before
+    _, duplicate = runtime.processor.store(raw)
+    assert duplicate
+
+
+def test_same_bytes_without_message_id_are_one_mail(runtime: Runtime) -> None:
+    raw = b"From: alice@example.org\r\nSubject: signup alice secret1\r\n\r\n\r\n"
+    assert len(send_raw(runtime, raw)) == 1
+    assert send_raw(runtime, raw) == []
+
+
+def test_passwords_are_masked_in_stored_mail_and_hashed_with_argon2id(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice Secret-One")
+    send(runtime, "alice@example.org", "multiple", "change password alice Secret-One Second-Two\nhelp")
+    with runtime.sessions() as session:
+        for row in session.scalars(select(InboundMail)):
+            assert b"Secret-One" not in row.raw and b"Second-Two" not in row.raw
+            assert b"********" in row.raw
+        user = session.scalars(select(User)).one()
+        assert user.password_hash.startswith("$argon2id$")
+        for row in session.scalars(select(OutboxMail)):
+            assert b"Secret-One" not in row.raw and b"Second-Two" not in row.raw
+
+
+def test_production_password_cost_is_explicit() -> None:
+    hashed = Passwords(Settings()).hash("secret1")
+    assert hashed.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto-Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"List-Id": "<players.example.org>"},
+        {"X-Auto-Response-Suppress": "All"},
+    ],
+)
+def test_robot_mail_is_never_answered(runtime: Runtime, headers: dict[str, str]) -> None:
+    assert send(runtime, "alice@example.org", "help", headers=headers) == []
+    with runtime.sessions() as session:
+        row = session.scalars(select(InboundMail)).one()
+        assert row.status == "dropped" and row.error
+
+
+def test_bounces_are_never_answered(runtime: Runtime) -> None:
+    assert send_raw(runtime, make_mail("mailer-daemon@example.org", "help")) == []
+    assert send_raw(runtime, make_mail("alice@example.org", "help"), envelope_sender="") == []
+
+
+def test_game_rules_errors_reach_the_player_in_their_words(game_on: Runtime) -> None:
+    class Strict(Toy):
+        def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+            raise IllegalMove("c3 is a light square: you play on dark squares.")
+
+    game_on.processor.catalog = Catalog([Strict()])
+    [(_, message)] = send(game_on, "bob@example.org", "toy move 101 bob secret2 c3")
+    assert "c3 is a light square: you play on dark squares." in body(message)
