@@ -28,6 +28,12 @@ class Settings:
     password_time_cost: int = 2
     password_memory_kib: int = 19456
     password_parallelism: int = 1
+    # [limits] answers to one sender per hour; board mails are never held back
+    replies_per_hour: int = 30
+    error_replies_per_hour: int = 10
+    # [delivery]
+    delivery_max_attempts: int = 8
+    delivery_first_retry_seconds: float = 60.0
     # [games]
     recent_moves: int = 12
     #: games outside the entry points, as "module:Class" (a local game, a test game)
@@ -48,6 +54,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
     "password_memory_kib": ("passwords", "memory_kib", "PBMSERV_PASSWORD_MEMORY_KIB"),
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
+    "replies_per_hour": ("limits", "replies_per_hour", "PBMSERV_REPLIES_PER_HOUR"),
+    "error_replies_per_hour": ("limits", "error_replies_per_hour", "PBMSERV_ERROR_REPLIES_PER_HOUR"),
+    "delivery_max_attempts": ("delivery", "max_attempts", "PBMSERV_DELIVERY_MAX_ATTEMPTS"),
+    "delivery_first_retry_seconds": ("delivery", "first_retry_seconds", "PBMSERV_DELIVERY_FIRST_RETRY_SECONDS"),
     "recent_moves": ("games", "recent_moves", "PBMSERV_RECENT_MOVES"),
     "extra_games": ("games", "extra", "PBMSERV_EXTRA_GAMES"),
 }

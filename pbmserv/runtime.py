@@ -30,7 +30,11 @@ class Runtime:
         if self.backend is None:
             self.backend = make_backend(self.settings)
         self.processor = Processor(self.sessions, self.settings, self.catalog, self.clock)
-        self.delivery = Delivery(self.sessions, self.backend, self.settings.address, self.clock)
+        self.delivery = Delivery(
+            self.sessions, self.backend, self.settings.address, self.clock,
+            max_attempts=self.settings.delivery_max_attempts,
+            first_retry_seconds=self.settings.delivery_first_retry_seconds,
+        )
 
     def upgrade_schema(self) -> None:
         upgrade(self.settings.database_url)

@@ -173,3 +173,29 @@ def test_game_rules_errors_reach_the_player_in_their_words(game_on: Runtime) -> 
     game_on.processor.catalog = Catalog([Strict()])
     [(_, message)] = send(game_on, "bob@example.org", "toy move 101 bob secret2 c3")
     assert "c3 is a light square: you play on dark squares." in body(message)
+
+
+def test_remembered_password_checks_never_accept_a_wrong_or_changed_password() -> None:
+    passwords = Passwords(Settings(password_time_cost=1, password_memory_kib=1024))
+    stored = passwords.hash("right-one")
+    assert passwords.verify(stored, "right-one") and passwords.verify(stored, "right-one")
+    assert not passwords.verify(stored, "wrong-one")
+    changed = passwords.hash("right-one")  # same password, new salt: a new stored hash
+    assert passwords.verify(changed, "right-one")
+    assert not passwords.verify(passwords.hash("new-one"), "right-one")
+
+
+def test_answers_to_one_sender_are_capped_per_hour_but_board_mails_are_not(runtime: Runtime) -> None:
+    from dataclasses import replace
+
+    runtime.processor.settings = replace(runtime.settings, replies_per_hour=3, error_replies_per_hour=2)
+    assert len(send(runtime, "loop@example.org", "help")) == 1
+    assert len(send(runtime, "loop@example.org", "nonsense")) == 1
+    assert len(send(runtime, "loop@example.org", "nonsense")) == 1
+    assert send(runtime, "loop@example.org", "nonsense") == [], "third error in the hour is held back"
+    assert send(runtime, "loop@example.org", "help") == [], "fourth answer in the hour is held back"
+    with runtime.sessions() as session:
+        last = session.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
+        assert "hourly reply cap" in last.error
+    runtime.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
+    assert len(send(runtime, "loop@example.org", "help")) == 1

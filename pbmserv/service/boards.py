@@ -72,12 +72,14 @@ def mails_to_players(
                 game, board, board.moves, state, seat,
                 recent=ctx.settings.recent_moves, comment=ctx.comment, commenter=commenter, lead=lead,
             ),
+            "board",
         ))
     if ctx.sender and ctx.sender not in reached:
         replies.append(Reply(
             (ctx.sender,),
             views.subject(game, board, state, subject_prefix),
             views.board_mail(game, board, board.moves, state, None, recent=ctx.settings.recent_moves, lead=lead),
+            "board",
         ))
     return replies
 

@@ -17,11 +17,16 @@ from pbmserv.store.models import Address, User
 
 @dataclass(frozen=True)
 class Reply:
-    """One mail to send: the same text to every address in `recipients`."""
+    """One mail to send: the same text to every address in `recipients`.
+
+    `kind` is "board" for a board mail to players (never held back), "answer"
+    for a reply to the sender and "error" for an error reply; answers and
+    errors count against the per-sender hourly caps."""
 
     recipients: tuple[str, ...]
     subject: str
     body: str
+    kind: str = "answer"
 
 
 @dataclass

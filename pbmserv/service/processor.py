@@ -9,11 +9,11 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email import policy
 from email.message import EmailMessage
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -126,9 +126,16 @@ class Processor:
             replies = [Reply((mail.sender,), "pbmserv Error", (
                 "The server failed while handling your mail; nothing in it was carried out.\n"
                 "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
-            ))]
+            ), "error")]
+        held_back = 0
         for reply in replies:
+            if reply.kind != "board" and self._over_cap(session, mail.sender, reply.kind, now):
+                held_back += 1
+                continue
             self._queue(session, row, mail, reply, now)
+        if held_back:
+            row.error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
+            log.warning("inbound %s: %s", row.id, row.error)
         if secrets:
             row.raw = masked_copy(row.raw, mail, secrets)
 
@@ -145,6 +152,19 @@ class Processor:
                 error.board = getattr(line.command, "board", None)
             return [error_reply(mail, error, self.catalog, secrets)]
 
+    def _over_cap(self, session: Session, recipient: str, kind: str, now: datetime) -> bool:
+        """Whether `recipient` had as many answers (of this kind, for errors) in the last hour as allowed."""
+        kinds = ("error",) if kind == "error" else ("answer", "error")
+        cap = self.settings.error_replies_per_hour if kind == "error" else self.settings.replies_per_hour
+        recent = session.scalar(
+            select(func.count(OutboxMail.id)).where(
+                OutboxMail.recipient == recipient,
+                OutboxMail.kind.in_(kinds),
+                OutboxMail.created_at > now - timedelta(hours=1),
+            )
+        )
+        return (recent or 0) >= cap
+
     def _queue(self, session: Session, row: InboundMail, mail: IncomingMail, reply: Reply, now: datetime) -> None:
         for recipient in dict.fromkeys(reply.recipients):
             message = compose(
@@ -154,7 +174,7 @@ class Processor:
             session.add(OutboxMail(
                 created_at=now, inbound_id=row.id, recipient=recipient,
                 message_id=str(message["Message-ID"]), raw=message.as_bytes(),
-                status="pending", attempts=0, next_try_at=now, last_error="",
+                status="pending", kind=reply.kind, attempts=0, next_try_at=now, last_error="",
             ))
 
 
@@ -175,7 +195,7 @@ def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: C
     if isinstance(error, ServiceError) and error.board_text:
         parts += ["", error.board_text.rstrip("\n")]
     parts += ["", quote(mail, secrets)]
-    return Reply((mail.sender,), error_subject(error, catalog), "\n".join(parts))
+    return Reply((mail.sender,), error_subject(error, catalog), "\n".join(parts), "error")
 
 
 def mask(text: str, secrets: tuple[str, ...]) -> str:

@@ -120,10 +120,11 @@ class OutboxMail(Base):
     inbound_id: Mapped[int | None] = mapped_column(
         ForeignKey("inbound_mails.id", ondelete="SET NULL"), nullable=True, index=True
     )
-    recipient: Mapped[str] = mapped_column(String(320))
+    recipient: Mapped[str] = mapped_column(String(320), index=True)
     message_id: Mapped[str] = mapped_column(String(998))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | sent | dead
+    kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     last_error: Mapped[str] = mapped_column(Text, default="")
