@@ -171,7 +171,8 @@ class Majorities(Game):
     def play(self, state: MajoritiesState, seat: int, text: str) -> MajoritiesState:
         outcome = self.outcome(state)
         if outcome is not None:
-            raise IllegalMove(f"The game is over: {outcome.reason}")
+            winner = state.players[outcome.winners[0]]
+            raise IllegalMove(f"The game is over: {winner} won {outcome.reason}.")
         if seat != state.seat_to_play:
             raise IllegalMove(
                 f"It is not your turn: {state.players[state.seat_to_play]} is to move."
@@ -201,9 +202,11 @@ class Majorities(Game):
         scores = tuple(
             float(sum(1 for tally in counts.values() if tally.holder == seat)) for seat in (0, 1)
         )
-        names = " and ".join(DIRECTION_TITLES[direction] for direction in held)
-        reason = f"{state.players[winner]} won {len(held)} of 3 directions ({names})."
-        return Outcome(winners=(winner,), scores=scores, reason=reason)
+        titles = [DIRECTION_TITLES[direction] for direction in held]
+        names = " and ".join([", ".join(titles[:-1]), titles[-1]])
+        # a phrase for "Game won by alice: ...", hence no full stop
+        held_text = "all 3 directions" if len(held) == 3 else f"{len(held)} of the 3 directions"
+        return Outcome(winners=(winner,), scores=scores, reason=f"{held_text} ({names})")
 
     def _winner(self, state: MajoritiesState) -> int | None:
         # only the mover gains lines, so two players never both reach two directions
@@ -351,41 +354,44 @@ class Majorities(Game):
 HELP = """\
 Majorities (a game by Bill Taylor)
 
-Sometimes a minority, well placed, carries the vote: win a majority of the
-stones in a line, a majority of the lines in a direction, and a majority of
-the directions.
+Sometimes a minority, well placed, carries the vote: win a majority of
+the stones in a line, a majority of the lines in a direction, and a
+majority of the directions.
 
-The board is a hexagon of hexagonal cells. A few cells, drawn as -, are dead:
-they are not part of the board, nobody plays there and they count for
-nothing. They are placed so that every line has an odd number of live cells.
+The board is a hexagon of hexagonal cells. A few cells, drawn as -, are
+dead: they are not part of the board, nobody plays there and they count
+for nothing. They are placed so that every line has an odd number of
+live cells.
 
-Rows are lettered from the top (a, b, c, ...) and the cells of a row are
-numbered from its left end, starting at 1: c1 is the first cell of the third
-row. Letters and numbers are printed around the board.
+Rows are lettered from the top (a, b, c, ...) and the cells of a row
+are numbered from its left end, starting at 1: c1 is the first cell of
+the third row. Letters and numbers are printed around the board.
 
 Play
-  The first player puts one stone on any empty cell. After that, each turn
-  puts two stones on two different empty cells.
+  The first player puts one stone on any empty cell. After that, each
+  turn puts two stones on two different empty cells.
 
 Lines and directions
-  The cells form straight lines in three directions: the rows, the NE-SW
-  diagonals and the NW-SE diagonals (dead cells are skipped, they do not cut
-  a line). Each direction has 2*size-1 lines.
-  - You win a line as soon as you hold more than half of its live cells,
-    even before it is full.
-  - You win a direction as soon as you have won more than half of its lines.
+  The cells form straight lines in three directions: the rows, the
+  NE-SW diagonals and the NW-SE diagonals (dead cells are skipped, they
+  do not cut a line). Each direction has 2*size-1 lines.
+  - You win a line as soon as you hold more than half of its live
+    cells, even before it is full.
+  - You win a direction as soon as you have won more than half of its
+    lines.
   - You win the game as soon as you hold two of the three directions.
-  Won lines and directions are never lost again. The game always ends with
-  a winner, at the latest when the board is full. The board mail counts, for
-  each direction, the lines won by each player, the lines still open and
-  who holds the direction.
+  Won lines and directions are never lost again. The game always ends
+  with a winner, at the latest when the board is full. The board mail
+  counts, for each direction, the lines won by each player, the lines
+  still open and who holds the direction.
 
 Moves
-  majorities move 101 alice secret e5       (the first turn: one stone)
-  majorities move 101 bob secret a5,f3      (every later turn: two stones)
+  majorities move 101 alice secret e5     (the first turn: one stone)
+  majorities move 101 bob secret a5,f3    (every later turn: two stones)
   (cells of the default board; the board mail suggests a legal move.)
-  Case does not matter, the two cells may come in either order and may be
-  separated by a comma or spaces: "F3, A5" is the same move as "a5,f3".
+  Case does not matter, the two cells may come in either order and may
+  be separated by a comma or spaces: "F3, A5" is the same move as
+  "a5,f3".
 
 Options
   -size=N   cells along each edge of the hexagon: 3, 5 or 7 (default 5).

@@ -10,6 +10,7 @@ re-checks the drops near the new stones, so listing moves needs no search.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -392,9 +393,10 @@ class Plurality(Game):
         return Outcome(
             winners=(winner,),
             scores=scores,
+            # a phrase for "Game won by alice: ...", hence short and without a full stop
             reason=(
-                f"{SIDES[winner]} wins on territory, Black {_number(scores[BLACK])} to "
-                f"White {_number(scores[WHITE])} (komi {_number(layout.komi)} included)."
+                f"Black {_number(scores[BLACK])} to White {_number(scores[WHITE])} "
+                f"(komi {_number(layout.komi)} included)"
             ),
         )
 
@@ -461,13 +463,14 @@ def _render(state: PluralityState) -> str:
     black, white = territory_points(layout, state)
     names = [f"{state.players[s]} ({SIDES[s]})" for s in (BLACK, WHITE)]
     width = max(len(name) for name in names)
+    over = state.passes >= 2
     lines += [
         "",
         f"{STONE_GLYPHS[BLACK]}  {names[BLACK].ljust(width)}  territory {black}",
         f"{STONE_GLYPHS[WHITE]}  {names[WHITE].ljust(width)}  territory {white} + "
         f"{_number(layout.komi)} komi = {_number(white + layout.komi)}",
         f"{TERRITORY_GLYPHS[BLACK]} {TERRITORY_GLYPHS[WHITE]}  territory of Black / White "
-        f"if the game ended now, {NEUTRAL_GLYPH} neutral",
+        f"{'at the end' if over else 'if the game ended now'}, {NEUTRAL_GLYPH} neutral",
     ]
     if dropped:
         lines.append(
@@ -477,7 +480,19 @@ def _render(state: PluralityState) -> str:
         lines.append(f"Last move: {names[last_mover]} passed.")
     if state.passes == 1:
         lines.append("One more pass in a row ends the game.")
+    if not over:
+        lines += textwrap.wrap(_next_move(layout, state, names[state.turn]), 72)
     return "\n".join(lines)
+
+
+def _next_move(layout: _Layout, state: PluralityState, mover: str) -> str:
+    """Who moves and what to send, with a drop that is legal now (the first
+    open one in reading order, its last point starred)."""
+    if not state.open_shapes:
+        return f"Next: {mover} sends pass; no drop is possible any more."
+    example = layout.moves[state.open_shapes[0]][2]
+    opponent = STONE_GLYPHS[1 - state.turn]
+    return f"Next: {mover} sends a drop like {example} (* = {opponent}) or pass."
 
 
 def _split_move(text: str) -> tuple[list[str], list[int]]:
@@ -563,7 +578,8 @@ Options:
 The board: X and O are Black's and White's stones; x and o mark empty
 points that Black or White would own if the game ended now, . neutral
 ones; < marks the stones of the last drop. Below the board are both
-players' territory totals, White's with the komi.
+players' territory totals, White's with the komi, and who moves next,
+with a drop that is legal now as an example.
 
 Example challenges:
   plurality challenge -size=19 alice bob

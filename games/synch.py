@@ -1,10 +1,12 @@
 """Move In Synch, In Opposition by Leroy Quet.
 
 Two markers walk a square board and draw their owners' symbols on the empty
-squares they reach. Every move has two halves sent by the two players: the
-decider's mode (`synch` or `opposition`) and the directioner's compass
-direction, in that order or (with `-order=direction-first`) the other way
-round. The seats swap roles every move.
+squares they reach. The game goes in rounds (the rules' "moves"); every
+round has two halves, each a move mail of its own: the decider's mode
+(`synch` or `opposition`) and the directioner's compass direction, in that
+order or (with `-order=direction-first`) the other way round. The seats
+swap roles every round. The mails speak of rounds so that their numbers are
+never mistaken for the server's move numbers, which count every half.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def _steps(size: int) -> dict[tuple[Cell, str], Cell | None]:
 class LastMove:
     """What the previous placement or move did, for the board mail."""
 
-    number: int  # 0 for a placement, else the number of the move
+    number: int  # 0 for a placement, else the number of the round
     seat: int  # the placing seat, or the directioner of a move
     direction: str | None = None
     mode: str | None = None  # None on a move: the decider could not step
@@ -102,7 +104,7 @@ class SynchState:
     marks: str  # one character per square (EMPTY or a symbol), index rank * size + file
     moves_done: int
     pending: str | None  # the first half of the move under way, if sent
-    quiet_moves: int  # moves in a row that drew no new symbol
+    quiet_moves: int  # rounds in a row that drew no new symbol
     last: LastMove | None
 
 
@@ -150,7 +152,7 @@ class Synch(Game):
     # -- whose turn -----------------------------------------------------------
     @staticmethod
     def directioner(state: SynchState) -> int:
-        """The directioner of the move under way: the first player on odd moves."""
+        """The directioner of the round under way: the first player on odd rounds."""
         return state.moves_done % 2
 
     def _phase(self, state: SynchState) -> _Phase | None:
@@ -405,21 +407,28 @@ class Synch(Game):
     def stall_limit(state: SynchState) -> int:
         return 2 * state.size * state.size
 
-    def _ending(self, state: SynchState) -> str | None:
+    def _ending(self, state: SynchState) -> tuple[str, str] | None:
+        """Why the game is over, if it is: a short phrase (", alice cannot
+        catch up") and the full explanation for the board mail."""
         if state.markers[1] is None:
             return None
         counts = [state.marks.count(symbol) for symbol in SYMBOLS]
         empty = state.marks.count(EMPTY)
         if empty == 0:
-            return "every square is marked"
+            return ", every square marked", "every square is marked"
         for seat in (0, 1):
             if counts[seat] > counts[1 - seat] + empty:
+                loser = state.players[1 - seat]
                 return (
-                    f"{state.players[1 - seat]} cannot catch up with only "
-                    f"{empty} empty square{'s' if empty != 1 else ''} left"
+                    f", {loser} cannot catch up",
+                    f"{loser} cannot catch up with only "
+                    f"{empty} empty square{'s' if empty != 1 else ''} left",
                 )
         if state.quiet_moves >= self.stall_limit(state):
-            return f"{state.quiet_moves} moves in a row drew no new symbol"
+            return (
+                f" after {state.quiet_moves} rounds without a new symbol",
+                f"{state.quiet_moves} rounds in a row drew no new symbol",
+            )
         return None
 
     def outcome(self, state: SynchState) -> Outcome | None:
@@ -429,19 +438,32 @@ class Synch(Game):
         counts = tuple(state.marks.count(symbol) for symbol in SYMBOLS)
         if counts[0] == counts[1]:
             winners: tuple[int, ...] = ()
-            verdict = f"A draw at {counts[0]} symbols each"
+            score = f"{counts[0]} symbols each"
         else:
             winner = 0 if counts[0] > counts[1] else 1
             winners = (winner,)
+            score = f"{counts[winner]} symbols to {counts[1 - winner]}"
+        # a phrase for "Game won by alice: ..." or "Game drawn: ...": no full stop
+        return Outcome(
+            winners=winners,
+            scores=(float(counts[0]), float(counts[1])),
+            reason=score + ending[0],
+        )
+
+    def _game_over(self, state: SynchState) -> str:
+        """The last paragraph of a finished game's board mail."""
+        ending = self._ending(state)
+        assert ending is not None
+        counts = [state.marks.count(symbol) for symbol in SYMBOLS]
+        if counts[0] == counts[1]:
+            verdict = f"A draw at {counts[0]} symbols each"
+        else:
+            winner = 0 if counts[0] > counts[1] else 1
             verdict = (
                 f"{state.players[winner]} wins by {counts[winner]} symbols "
                 f"to {counts[1 - winner]}"
             )
-        return Outcome(
-            winners=winners,
-            scores=(float(counts[0]), float(counts[1])),
-            reason=f"{verdict}: {ending}.",
-        )
+        return f"Game over. {verdict}: {ending[1]}."
 
     # -- texts for players ----------------------------------------------------
     def _what_to_send(self, state: SynchState, phase: _Phase) -> str:
@@ -472,7 +494,7 @@ class Synch(Game):
             return f"Both markers are already placed: {wanted}."
         if phase.kind == "mode" and state.order == MODE_FIRST:
             return (
-                f"You are the decider of move {state.moves_done + 1}: {wanted}; "
+                f"You are the decider of round {state.moves_done + 1}: {wanted}; "
                 f"{players[directioner]} then names the direction."
             )
         if phase.kind == "mode":
@@ -480,7 +502,7 @@ class Synch(Game):
         if state.order == MODE_FIRST:
             return f"{players[decider]} already announced {state.pending}: {wanted}."
         return (
-            f"You are the directioner of move {state.moves_done + 1}: {wanted}; "
+            f"You are the directioner of round {state.moves_done + 1}: {wanted}; "
             f"{players[decider]} then chooses synch or opposition."
         )
 
@@ -514,26 +536,24 @@ class Synch(Game):
             f"{SYMBOLS[1]} = {players[1]} ({self.side_names[1]}), {EMPTY} = empty square.",
             f"{MARKER_GLYPHS[0]} = {players[0]}'s marker, {MARKER_GLYPHS[1]} = {players[1]}'s "
             f"marker, {SHARED_MARKERS_GLYPH} = both markers on one square.",
-            "Capitals are the symbols drawn on the last move.",
+            "Capitals are the symbols drawn last.",
             f"Symbols: {players[0]} {counts[0]}, {players[1]} {counts[1]}; "
             f"{empty} square{'s' if empty != 1 else ''} empty.",
         ]
-        if state.markers[1] is not None:
+        phase = self._phase(state)
+        if state.markers[1] is not None and phase is not None:
             paragraphs.append(
-                f"Moves in a row without a new symbol: {state.quiet_moves} "
+                f"Rounds in a row without a new symbol: {state.quiet_moves} "
                 f"(the game ends at {self.stall_limit(state)})."
             )
         if state.last is not None:
             paragraphs.append(self._describe_last(state, state.last))
-        phase = self._phase(state)
         if phase is not None:
             if phase.kind != "place":
                 paragraphs.append(self._describe_current(state))
             paragraphs.append(self._request(state, phase))
         else:
-            outcome = self.outcome(state)
-            assert outcome is not None
-            paragraphs.append(f"Game over. {outcome.reason}")
+            paragraphs.append(self._game_over(state))
         for paragraph in paragraphs:
             if len(paragraph) <= WIDTH:
                 lines.append(paragraph)
@@ -571,7 +591,7 @@ class Synch(Game):
         own_to = self._step(state, own_from, last.direction)
         assert own_to is not None
         text = (
-            f"Last move ({last.number}): {players[directioner]} (directioner) went "
+            f"Last round ({last.number}): {players[directioner]} (directioner) went "
             f"{last.direction} from {grid.label(own_from)} to {grid.label(own_to)}; "
         )
         other_to = other_from
@@ -606,7 +626,7 @@ class Synch(Game):
         directioner = self.directioner(state)
         decider = 1 - directioner
         text = (
-            f"Move {state.moves_done + 1}: {players[directioner]} is the directioner, "
+            f"Round {state.moves_done + 1}: {players[directioner]} is the directioner, "
             f"{players[decider]} the decider."
         )
         if state.pending is None:
@@ -617,7 +637,7 @@ class Synch(Game):
         assert own is not None
         return (
             f"{text} {players[directioner]} went {state.pending} to "
-            f"{_grid(state.size).label(own)} (marked when the move ends)."
+            f"{_grid(state.size).label(own)} (marked when the round ends)."
         )
 
     # -- storage --------------------------------------------------------------
@@ -712,9 +732,11 @@ the second player places theirs on any other square. Each start
 square gets its owner's symbol. A bare square (`c3`) is read as a
 placement too.
 
-Moves. Every move has two halves, one from each player. On moves
+Rounds. The game is played in rounds. Every round has two halves,
+one from each player, and each half is a move mail of its own (so
+the server's move list counts two moves per round). In rounds
 1, 3, 5... the first player is the directioner and the second player
-the decider; on moves 2, 4, 6... the roles swap.
+the decider; in rounds 2, 4, 6... the roles swap.
   1. The decider announces `synch` or `opposition`.
   2. The directioner names a direction: n ne e se s sw w nw (north
      is up the board; north, up, right, north-east and the like are
@@ -722,7 +744,7 @@ the decider; on moves 2, 4, 6... the roles swap.
      way; the decider's marker steps one square the same way (synch)
      or the opposite way (opposition).
 Both markers must stay on the board, judged from where they stood
-before the move: the directioner may only name such a direction, and
+before the round: the directioner may only name such a direction, and
 the decider may only announce a mode that leaves at least one.
 
 Marking. After both steps, a marker that arrived on an empty square
@@ -732,7 +754,7 @@ replaced. Markers may share a square.
 
 The end. The game ends when every square holds a symbol, when one
 player has more symbols than the other player's symbols plus the
-empty squares, or after 2 x size x size moves in a row without a new
+empty squares, or after 2 x size x size rounds in a row without a new
 symbol (128 on the 8x8 board). Most symbols wins; equal is a draw.
 
 Options
@@ -749,9 +771,10 @@ Options
 
 The board mail. x and o are symbols, . an empty square; a 1 or 2
 right after a square's symbol is the first or second player's
-marker, a * both markers; capitals are the symbols drawn on the last
-move. Below the board: the symbol counts, the empty squares, the
-moves without a new symbol, and who must send what next.
+marker, a * both markers; capitals are the symbols drawn last (by the
+last round or placement). Below the board: the symbol counts, the
+empty squares, the rounds without a new symbol, and who must send
+what next.
 
 Examples
   synch challenge alice bob

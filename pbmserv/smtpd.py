@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import threading
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -37,38 +38,61 @@ class IntakeHandler:
         return "250 2.0.0 OK (already received)" if duplicate else "250 2.0.0 OK"
 
 
-def run_worker(runtime: Runtime, wake: threading.Event, stop: threading.Event) -> None:
-    """Process inbound mail in arrival order and work the outbox until stopped."""
-    while not stop.is_set():
-        try:
-            runtime.processor.process_pending()
-            runtime.delivery.deliver_due()
-        except Exception:
-            log.exception("worker round failed; retrying")
-        wake.wait(runtime.settings.poll_seconds)
-        wake.clear()
+class Worker:
+    """A thread that processes inbound mail in arrival order and works the
+    outbox, woken by new mail or every `poll_seconds`."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+        self.wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="pbmserv-worker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.wake.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.runtime.processor.process_pending()
+                self.runtime.delivery.deliver_due()
+            except Exception:
+                log.exception("worker round failed; retrying")
+            self.wake.wait(self.runtime.settings.poll_seconds)
+            self.wake.clear()
 
 
-async def serve(runtime: Runtime, ready: threading.Event | None = None) -> None:
+async def start_listener(runtime: Runtime, wake: threading.Event, host: str, port: int) -> asyncio.Server:
+    """The SMTP server on (host, port); port 0 picks a free port."""
     settings = runtime.settings
-    host, _, port = settings.listen.rpartition(":")
-    wake, stop = threading.Event(), threading.Event()
-    worker = threading.Thread(target=run_worker, args=(runtime, wake, stop), name="pbmserv-worker", daemon=True)
-    worker.start()
-    loop = asyncio.get_running_loop()
     handler = IntakeHandler(runtime, wake)
-    server = await loop.create_server(
+    return await asyncio.get_running_loop().create_server(
         lambda: SMTP(handler, hostname=settings.hostname, data_size_limit=settings.max_message_bytes),
-        host or "127.0.0.1",
-        int(port),
+        host,
+        port,
     )
-    log.info("pbmserv listening on %s for %s", settings.listen, settings.address)
-    if ready is not None:
-        ready.set()
+
+
+async def serve(runtime: Runtime) -> None:
+    """Listen, process and deliver until SIGTERM or SIGINT."""
+    host, _, port = runtime.settings.listen.rpartition(":")
+    worker = Worker(runtime)
+    worker.start()  # picks up mail left pending by an earlier crash at once
+    server = await start_listener(runtime, worker.wake, host or "127.0.0.1", int(port))
+    log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
     try:
-        async with server:
-            await server.serve_forever()
+        await stopping.wait()
     finally:
-        stop.set()
-        wake.set()
-        worker.join(timeout=10)
+        server.close()
+        await server.wait_closed()
+        await asyncio.to_thread(worker.stop)
+        log.info("pbmserv stopped")

@@ -120,13 +120,15 @@ class Parliament(Game):
         if winner is None and len(state.finished_rounds) < ROUNDS:
             return None
         scores = (final.count(SEAT[0]), final.count(SEAT[1]))
+        # the reason is a phrase for "Game won by alice: ..." (or "Game drawn: ..."),
+        # hence short and without a full stop
         if winner is None:
-            return Outcome((), scores, f"{ROUNDS} hung rounds: nobody won a majority, the game is drawn.")
-        reason = f"{SIDES[winner]} holds {scores[winner]} of the {layout.size} seats"
+            return Outcome((), scores, "three hung rounds, nobody won a majority")
+        reason = f"{SIDES[winner]} holds {scores[winner]} of {layout.size} seats"
         chamber = layout.must_hold
         if chamber is not None:
-            reason += f" and {chamber.count(final, SEAT[winner])} of the {chamber.size} {chamber.name} seats"
-        return Outcome((winner,), scores, reason + ".")
+            reason += f", {chamber.count(final, SEAT[winner])} of them {chamber.name}"
+        return Outcome((winner,), scores, reason)
 
     # -- moves -----------------------------------------------------------
     def play(self, state: State, seat: int, text: str) -> State:
@@ -146,7 +148,7 @@ class Parliament(Game):
     def _check_turn(self, state: State, seat: int) -> None:
         result = self.outcome(state)
         if result is not None:
-            raise IllegalMove(f"The game is over: {result.reason}")
+            raise IllegalMove(f"The game is over: {result.reason}.")
         movers = self.to_move(state)
         if seat in movers:
             return

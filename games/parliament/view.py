@@ -54,7 +54,7 @@ def render_state(state: State, viewer: int | None, outcome: Outcome | None) -> s
     paragraphs += _history(state, outcome)
     paragraphs += _preference_notes(state, viewer, own_hidden)
     paragraphs += _last_turn(state, outcome, ended_hung, (turn, round_end, round_start))
-    paragraphs += _next(state, outcome)
+    paragraphs += _next(state, viewer, outcome)
     lines += [_wrap(paragraph) for paragraph in paragraphs]
     return "\n".join(lines) + "\n"
 
@@ -157,7 +157,7 @@ def _history(state: State, outcome: Outcome | None) -> list[str]:
         for number, board in enumerate(hung, start=1)
     ]
     if outcome is not None:
-        lines.append(f"Game over: {outcome.reason}")
+        lines.append(f"Game over: {outcome.reason}.")
     return lines
 
 
@@ -225,7 +225,22 @@ def _last_turn(
     return lines
 
 
-def _next(state: State, outcome: Outcome | None) -> list[str]:
+def _example_claim(state: State, viewer: int | None) -> str:
+    """A seat the player to move can claim, as far as the viewer knows: h5
+    (L:h5 with both chambers) while it looks empty, else the first seat that
+    does in reading order. Only the mover's own view leaves out their hidden
+    preferences: the opponent's view uses public facts alone, so it never
+    hints at where the mover's preferences are."""
+    layout = state.layout
+    mover = state.next_seat
+    own = set(state.live_preferences(mover)) if viewer == mover else set()
+    free = [s for s, mark in enumerate(state.board) if mark == EMPTY and s not in own]
+    default = layout.labels.index(layout.example("h5").lower())
+    seat = default if default in free else free[0] if free else default
+    return layout.shown[seat]
+
+
+def _next(state: State, viewer: int | None, outcome: Outcome | None) -> list[str]:
     if outcome is not None:
         return []
     layout = state.layout
@@ -238,4 +253,5 @@ def _next(state: State, outcome: Outcome | None) -> list[str]:
             f"Still to send: {waiting}."
         ]
     mover = state.next_seat
-    return [f"Next: {state.players[mover]} ({SIDES[mover]}) claims one empty seat, like {layout.example('h5')}."]
+    example = _example_claim(state, viewer)
+    return [f"Next: {state.players[mover]} ({SIDES[mover]}) claims one empty seat, like {example}."]

@@ -90,10 +90,8 @@ def serve(settings) -> None:  # type: ignore[no-untyped-def]
 
     runtime = Runtime(settings)
     runtime.upgrade_schema()
-    try:
-        asyncio.run(serve_forever(runtime))
-    except KeyboardInterrupt:
-        pass
+    asyncio.run(serve_forever(runtime))
+    runtime.close()
 
 
 def main() -> None:

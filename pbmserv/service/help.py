@@ -76,7 +76,7 @@ def options_text(game: Game) -> str:
 
 def game_help_text(game: Game) -> str:
     usage = "\n".join(syntax_lines(syntax.replace("GAME", game.name)) for syntax in GAME_SYNTAX.values())
-    return f"{game.title} ({game.name})\n\n{game.help().strip()}\n\nCommands:\n{usage}\n"
+    return f"{game.help().strip()}\n\nCommands:\n{usage}\n"
 
 
 def help_command(ctx: Context, command: Help) -> list[Reply]:

@@ -90,13 +90,17 @@ class Processor:
         return count
 
     def process_next(self) -> bool:
+        """Process the oldest pending mail, if any. Mails are processed one at
+        a time in arrival order, also across processes: a later mail (a move)
+        may depend on an earlier one (the challenge). A process that finds the
+        oldest mail locked waits for it, then finds it done and returns."""
         with self.sessions.begin() as session:
             row = session.scalar(
                 select(InboundMail)
                 .where(InboundMail.status == "pending")
                 .order_by(InboundMail.id)
                 .limit(1)
-                .with_for_update(skip_locked=True)
+                .with_for_update()
             )
             if row is None:
                 return False
@@ -167,13 +171,13 @@ class Processor:
 
     def _queue(self, session: Session, row: InboundMail, mail: IncomingMail, reply: Reply, now: datetime) -> None:
         for recipient in dict.fromkeys(reply.recipients):
-            message = compose(
+            message_id, raw = compose(
                 sender=self.settings.address, recipient=recipient, subject=reply.subject,
                 body=reply.body, date=now, in_reply_to=mail.message_id, references=mail.references,
             )
             session.add(OutboxMail(
                 created_at=now, inbound_id=row.id, recipient=recipient,
-                message_id=str(message["Message-ID"]), raw=message.as_bytes(),
+                message_id=message_id, raw=raw,
                 status="pending", kind=reply.kind, attempts=0, next_try_at=now, last_error="",
             ))
 

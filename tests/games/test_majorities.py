@@ -276,10 +276,12 @@ def test_the_game_ends_at_once_when_a_player_holds_two_directions():
     assert outcome is not None
     assert outcome.winners == (0,)
     assert outcome.scores == (2, 0)
-    assert outcome.reason == "alice won 2 of 3 directions (rows and NE-SW)."
+    assert outcome.reason == "2 of the 3 directions (rows and NE-SW)"
     assert GAME.to_move(state) == frozenset()
     assert GAME.legal_moves(state, 1) == [] and GAME.legal_moves(state, 0) == []
-    assert refusal(state, 1, "b4,c5").startswith("The game is over: alice won 2 of 3")
+    assert refusal(state, 1, "b4,c5") == (
+        "The game is over: alice won 2 of the 3 directions (rows and NE-SW)."
+    )
 
 
 def test_one_direction_is_not_enough_and_scores_count_every_held_direction():
@@ -291,7 +293,7 @@ def test_one_direction_is_not_enough_and_scores_count_every_held_direction():
     state = position(3, x="a3 b4 d1 d3 d4 e1 e3", o=rows)
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == (0,) and outcome.scores == (2, 1)
-    assert outcome.reason == "alice won 2 of 3 directions (NE-SW and NW-SE)."
+    assert outcome.reason == "2 of the 3 directions (NE-SW and NW-SE)"
 
 
 def test_a_full_board_always_has_a_winner():
@@ -353,6 +355,19 @@ def test_encode_decode_round_trip():
     data = json.loads(json.dumps(GAME.encode(state)))
     assert data["last_move"] == ["a1", "a2"]
     assert GAME.decode(data) == state
+
+
+def test_reason_reads_after_game_won_by_and_names_all_three_directions():
+    """The server writes "Game won by alice: <reason>." - so the reason is a
+    phrase without a full stop, and three directions are listed with commas."""
+    rows, ne_sw = "a1 a2 b1 b3 c1 c2", "a3 b4 d1 d3 d4 e1 e3"
+    outcome = GAME.outcome(position(3, x=rows + " " + ne_sw))
+    assert outcome is not None and outcome.scores == (3, 0)
+    assert outcome.reason == "all 3 directions (rows, NE-SW and NW-SE)"
+
+
+def test_help_fits_a_72_column_mail():
+    assert max(len(line) for line in GAME.help().splitlines()) <= 72
 
 
 def test_help_explains_rules_moves_and_options():

@@ -431,11 +431,12 @@ def test_an_absolute_majority_of_seats_wins():
     assert result is not None
     assert result.winners == (RED,)
     assert result.scores == (40, 36)
-    assert "40 of the 76 seats" in result.reason
+    assert result.reason == "Red holds 40 of 76 seats"
     assert GAME.to_move(after) == frozenset()
     assert GAME.legal_moves(after, BLUE) == []
     assert "game is over" in refusal(after, BLUE, "e3")
-    assert "Game over: Red holds 40" in GAME.render(after, None)
+    assert "Game over: Red holds 40 of 76 seats." in GAME.render(after, None)
+    assert refusal(after, BLUE, "e3") == "The game is over: Red holds 40 of 76 seats."
 
 
 def test_preferences_do_not_count_toward_the_absolute_majority():
@@ -459,7 +460,7 @@ def test_with_both_chambers_the_winner_must_hold_the_upper_chamber():
     result = GAME.outcome(GAME.play(winning, RED, "L:h3"))
     assert result is not None and result.winners == (RED,)
     assert result.scores == (132, 94)
-    assert "and 40 of the 76 Upper seats" in result.reason
+    assert result.reason == "Red holds 132 of 226 seats, 40 of them Upper"
 
 
 def test_the_round_ends_when_only_hidden_preferences_look_empty():
@@ -536,7 +537,7 @@ def test_three_hung_rounds_draw_the_game():
     assert result is not None
     assert result.winners == ()
     assert result.scores == (38, 38)
-    assert "drawn" in result.reason
+    assert result.reason == "three hung rounds, nobody won a majority"
     assert GAME.to_move(last) == frozenset()
     assert last.board == hung
 
@@ -575,6 +576,30 @@ def test_every_flip_of_the_last_turn_is_listed_and_marked():
     assert "3 R R B*B" in text
 
 
+def test_the_next_line_suggests_a_seat_that_can_be_claimed():
+    # h5 is the usual example while it is empty
+    assert "claims one empty seat, like h5." in GAME.render(upper(), None)
+    assert "like L:h5." in GAME.render(started("both"), None)
+    # once h5 is taken, the first empty seat in reading order
+    taken = upper("-RB......-", "..........", "..........", ".......R..", ".......B..", next_seat=BLUE)
+    assert mark(taken, "h5") == "B"
+    assert "Next: bob (Blue) claims one empty seat, like d1." in GAME.render(taken, None)
+
+
+def test_the_example_claim_never_points_at_or_away_from_a_hidden_preference():
+    # Red's hidden preference on d1, the first empty seat, with h5 taken
+    state = upper("-RBx.....-", "..........", "..........", "..........", ".......B..")
+    # Red, to move, is not told to claim their own preference ...
+    assert "Next: alice (Red) claims one empty seat, like e1." in GAME.render(state, RED)
+    assert "d1" in GAME.render(state, RED)  # (Red sees it as r? and in the list)
+    # ... while Blue and onlookers get the example from the public board alone
+    for viewer in (BLUE, None):
+        assert "Next: alice (Red) claims one empty seat, like d1." in GAME.render(state, viewer)
+    # and Blue's hidden preference does not move Red's example either
+    blue_hidden = upper("-RBo.....-", "..........", "..........", "..........", ".......B..")
+    assert "like d1." in GAME.render(blue_hidden, RED)
+
+
 def test_one_chamber_is_drawn_alone_with_its_threshold():
     text = GAME.render(started("lower"), None)
     assert "Upper" not in text
@@ -595,6 +620,7 @@ def test_help_names_the_syntax_and_the_option():
     for needed in ("prefer U:c4,L:h5", "prefer none", "L:c4 then L:d5,L:e5", "-boards=upper|lower|both",
                    "default both", "parliament challenge"):
         assert needed in text
+    assert all(len(line) <= 72 for line in text.splitlines())
 
 
 def test_encode_decode_round_trip():

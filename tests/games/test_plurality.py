@@ -406,7 +406,7 @@ def test_white_wins_on_territory_plus_komi():
     outcome = GAME.outcome(state)
     assert outcome.winners == (1,)
     assert outcome.scores == (0.0, 156 + 5.5)
-    assert outcome.reason == "White wins on territory, Black 0 to White 161.5 (komi 5.5 included)."
+    assert outcome.reason == "Black 0 to White 161.5 (komi 5.5 included)"
 
 
 def test_black_wins_on_territory():
@@ -455,6 +455,28 @@ def test_render_legend_tallies_and_last_move():
     assert square_glyph(state, "a1") == "x"
     assert square_glyph(state, "e6") == "O<" and square_glyph(state, "a3") == "X"
     assert rendered == GAME.render(state, 0) == GAME.render(state, 1)  # nothing is secret
+
+
+def test_render_says_who_moves_and_suggests_a_legal_drop():
+    state = GAME.play(GAME.new({"board": "hex", "size": "5"}, PLAYERS), 0, "*g3,h3,i3")
+    rendered = GAME.render(state, None)
+    assert rendered.splitlines()[-1] == "Next: bob (White) sends a drop like a1,a2,*a3 (* = X) or pass."
+    assert "a1,a2,*a3" in GAME.legal_moves(state, 1)
+    # a board where only passing is left says so: every cell but a1 is taken
+    grid = HexHexGrid(5)
+    taken = " ".join(grid.label(cell) for cell in grid.cells if grid.label(cell) != "a1")
+    blocked = position(board="hex", size=5, black=taken, turn=1)
+    assert GAME.legal_moves(blocked, 1) == ["pass"]
+    assert GAME.render(blocked, None).splitlines()[-1] == (
+        "Next: bob (White) sends pass; no drop is possible any more."
+    )
+
+
+def test_render_of_a_finished_game_names_no_next_move_and_final_territory():
+    state = play_all(position(black=full_rank(3)), "pass", "pass")
+    rendered = GAME.render(state, None)
+    assert "Next:" not in rendered and "if the game ended now" not in rendered
+    assert "x o  territory of Black / White at the end, . neutral" in rendered
 
 
 def test_render_fits_72_columns():

@@ -182,7 +182,7 @@ def test_mode_first_halves_and_alternating_roles():
     assert GAME.to_move(state) == {1}
     assert GAME.legal_moves(state, 0) == []
     assert "bob must send synch or opposition." in GAME.render(state, None)
-    assert "Move 1: alice is the directioner, bob the decider." in GAME.render(state, None)
+    assert "Round 1: alice is the directioner, bob the decider." in GAME.render(state, None)
     state = GAME.play(state, 1, "synch")
     assert GAME.to_move(state) == {0}
     assert GAME.legal_moves(state, 1) == []
@@ -191,7 +191,7 @@ def test_mode_first_halves_and_alternating_roles():
     assert (label(state, 0), label(state, 1)) == ("d4", "g7")
     # move 2: the roles swap, alice decides
     assert GAME.to_move(state) == {0}
-    assert "Move 2: bob is the directioner, alice the decider." in GAME.render(state, None)
+    assert "Round 2: bob is the directioner, alice the decider." in GAME.render(state, None)
     state = play_all(state, "opposition", "s")
     assert (label(state, 0), label(state, 1)) == ("d5", "g6")
     assert state.moves_done == 2
@@ -210,7 +210,7 @@ def test_out_of_turn_halves_are_refused_with_what_is_due():
 def test_wrong_kind_of_half_is_explained():
     state = started()
     reason = refusal(state, 1, "n")
-    assert "decider of move 1" in reason and "alice then names the direction" in reason
+    assert "decider of round 1" in reason and "alice then names the direction" in reason
     assert "already placed" in refusal(state, 1, "place a1")
     state = GAME.play(state, 1, "synch")
     assert "bob already announced synch: send a direction" in refusal(state, 0, "opposition")
@@ -371,14 +371,14 @@ def test_game_ends_when_every_square_is_marked():
     assert outcome is not None
     assert outcome.winners == (0,)
     assert outcome.scores == (9.0, 7.0)
-    assert "every square is marked" in outcome.reason
-    assert "alice wins by 9 symbols to 7" in outcome.reason
+    # the server writes "Game won by alice: <reason>.": a short phrase, no full stop
+    assert outcome.reason == "9 symbols to 7, every square marked"
     assert GAME.to_move(final) == frozenset()
     assert GAME.legal_moves(final, 0) == GAME.legal_moves(final, 1) == []
     assert refusal(final, 0, "synch") == "The game is over: no more moves are accepted."
-    assert "Game over. alice wins by 9 symbols to 7: every square is marked." in flat(
-        GAME.render(final, None)
-    )
+    rendered = GAME.render(final, None)
+    assert "Game over. alice wins by 9 symbols to 7: every square is marked." in flat(rendered)
+    assert "without a new symbol" not in rendered  # no count towards an end already reached
 
 
 def test_equal_counts_at_the_end_are_a_draw():
@@ -388,7 +388,7 @@ def test_equal_counts_at_the_end_are_a_draw():
     assert outcome is not None
     assert outcome.winners == ()
     assert outcome.scores == (8.0, 8.0)
-    assert "A draw at 8 symbols each" in outcome.reason
+    assert outcome.reason == "8 symbols each, every square marked"
 
 
 def test_game_ends_when_one_player_cannot_catch_up():
@@ -402,14 +402,17 @@ def test_game_ends_when_one_player_cannot_catch_up():
     assert outcome is not None
     assert outcome.winners == (0,)
     assert outcome.scores == (9.0, 4.0)
-    assert "bob cannot catch up with only 3 empty squares left" in outcome.reason
+    assert outcome.reason == "9 symbols to 4, bob cannot catch up"
+    assert "Game over. alice wins by 9 symbols to 4: bob cannot catch up with only 3 empty" in (
+        flat(GAME.render(final, None))
+    )
 
 
 def test_game_ends_after_too_many_moves_without_a_new_symbol():
     picture = "xxxo oxox xoxo ox.o"
     limit = 2 * 4 * 4
     state = position(picture, alice="a1", bob="d4", size=4, quiet_moves=limit - 2)
-    assert f"Moves in a row without a new symbol: {limit - 2} (the game ends at {limit})." in (
+    assert f"Rounds in a row without a new symbol: {limit - 2} (the game ends at {limit})." in (
         GAME.render(state, None)
     )
     state = play_all(state, "opposition", "n")
@@ -418,7 +421,8 @@ def test_game_ends_after_too_many_moves_without_a_new_symbol():
     assert state.quiet_moves == limit
     outcome = GAME.outcome(state)
     assert outcome is not None
-    assert f"{limit} moves in a row drew no new symbol" in outcome.reason
+    assert outcome.reason == f"8 symbols to 7 after {limit} rounds without a new symbol"
+    assert f"{limit} rounds in a row drew no new symbol." in flat(GAME.render(state, None))
     assert outcome.winners == (0,)
     assert GAME.to_move(state) == frozenset()
 
@@ -439,7 +443,7 @@ def test_direction_first_directioner_only_keeps_their_own_marker_on_the_board():
     assert refusal(state, 0, "s") == (
         "Going s from d1 takes your marker off the board: send one of n, ne, e, w, nw."
     )
-    assert "directioner of move 1" in refusal(state, 0, "synch")
+    assert "directioner of round 1" in refusal(state, 0, "synch")
     assert refusal(state, 1, "synch").startswith("It is not your turn: alice must send")
 
 
@@ -455,7 +459,7 @@ def test_direction_first_decider_answers_keeping_their_own_marker_on_the_board()
     board = GAME.render(state, None)
     # the directioner has stepped already; the square is marked at the end of the move
     assert "2 . . . .1. . . .  2" in board
-    assert "alice went n to d2 (marked when the move ends)." in flat(board)
+    assert "alice went n to d2 (marked when the round ends)." in flat(board)
     assert "bob must send opposition." in board
     state = GAME.play(state, 1, "opposition")
     assert (label(state, 0), label(state, 1)) == ("d2", "d7")
@@ -512,7 +516,7 @@ def test_render_shows_legend_counts_and_last_move():
     assert "x = alice (X), o = bob (O), . = empty square." in board
     assert "1 = alice's marker, 2 = bob's marker, * = both markers on one square." in board
     assert "Symbols: alice 2, bob 2; 60 squares empty." in board
-    assert "Last move (1): alice (directioner) went ne from c3 to d4" in flat(board)
+    assert "Last round (1): alice (directioner) went ne from c3 to d4" in flat(board)
     assert "bob (decider) went in synch, ne from f6 to g7" in flat(board)
     assert GAME.render(state, 0) == GAME.render(state, 1) == board
 

@@ -1,0 +1,244 @@
+"""End-to-end mail throughput and latency of `pbmserv serve` (SQLite), next
+to a bare aiosmtpd handler that only parses and discards, driven by the same
+client.
+
+    .venv/bin/python bench/bench_smtp.py [--sessions 8] [--games 40] [--rate 200] [--seconds 10]
+
+Phase 1 (saturation): SESSIONS concurrent SMTP sessions send real move mails
+as fast as they can; end-to-end moves/s counts moves accepted, applied and
+with their replies in the outbox. The same client then drives the bare
+handler for raw intake msg/s; the ratio of the two is printed.
+Phase 2 (fixed rate): moves at RATE per second for SECONDS; latency is from
+the client starting to send a mail to the server having applied it.
+Players use the production argon2id cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import smtplib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from itertools import count
+from pathlib import Path
+
+from aiosmtpd.smtp import SMTP
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from games.majority import Majority
+from pbmserv.config import Settings
+from pbmserv.mail.backends import MemoryBackend
+from pbmserv.runtime import Runtime
+from pbmserv.service.catalog import Catalog
+from pbmserv.store.models import InboundMail
+
+GAME = Majority()
+OPTIONS = {"size": "14", "stones": "98"}
+PLAYERS = 20
+ids = count(1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def mail(sender: str, subject: str) -> bytes:
+    message = EmailMessage(policy=policy.SMTP)
+    message["From"] = sender
+    message["To"] = "pbmserv@localhost"
+    message["Subject"] = subject
+    message["Message-ID"] = f"<bench-{next(ids)}@example.org>"
+    message.set_content("Your move.\n")
+    return message.as_bytes()
+
+
+def move_scripts(games: int) -> list[list[tuple[str, bytes]]]:
+    """For each board, its moves as (sender, mail), legal and in order."""
+    rng = random.Random(2026)
+    scripts = []
+    for board in range(101, 101 + games):
+        players = [f"p{(board * 2) % PLAYERS}", f"p{(board * 2 + 1) % PLAYERS}"]
+        state = GAME.new(OPTIONS, players)
+        script = []
+        while GAME.outcome(state) is None:
+            seat = min(GAME.to_move(state))
+            move = rng.choice(GAME.legal_moves(state, seat))
+            state = GAME.play(state, seat, move)
+            userid = players[seat]
+            script.append((f"{userid}@example.org", mail(f"{userid}@example.org", f"majority move {board} {userid} pw-{userid} {move}")))
+        scripts.append(script)
+    return scripts
+
+
+def prepare(database_url: str, games: int) -> None:
+    runtime = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog([GAME]), backend=MemoryBackend())
+    runtime.upgrade_schema()
+    for number in range(PLAYERS):
+        runtime.processor.store(mail(f"p{number}@example.org", f"signup p{number} pw-p{number}"))
+    for board in range(101, 101 + games):
+        players = [f"p{(board * 2) % PLAYERS}", f"p{(board * 2 + 1) % PLAYERS}"]
+        flags = " ".join(f"-{k}={v}" for k, v in OPTIONS.items())
+        runtime.processor.store(mail("setup@example.org", f"majority challenge {flags} {' '.join(players)}"))
+    runtime.processor.process_pending()
+    runtime.close()
+
+
+def drive(port: int, jobs: list[list[tuple[str, bytes]]], rate: float | None, sent_at: dict[str, float]) -> float:
+    """Send every job list on its own SMTP session; returns the seconds taken."""
+    interval = len(jobs) / rate if rate else 0.0
+
+    def session(job: list[tuple[str, bytes]], offset: float) -> None:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            start = time.monotonic() + offset
+            for index, (sender, raw) in enumerate(job):
+                if interval:
+                    delay = start + index * interval - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                message_id = raw.split(b"Message-ID: ", 1)[1].split(b"\r\n", 1)[0].decode()
+                sent_at[message_id] = time.time()
+                client.sendmail(sender, ["pbmserv@localhost"], raw)
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=session, args=(job, i * interval / max(1, len(jobs)))) for i, job in enumerate(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.monotonic() - began
+
+
+def split(scripts: list[list[tuple[str, bytes]]], sessions: int, per_board: slice) -> list[list[tuple[str, bytes]]]:
+    """Boards dealt to sessions; each session sends its boards' moves in order."""
+    jobs: list[list[tuple[str, bytes]]] = [[] for _ in range(sessions)]
+    for index, script in enumerate(scripts):
+        jobs[index % sessions].extend(script[per_board])
+    return jobs
+
+
+def wait_applied(database_url: str, expected: int) -> float:
+    engine = create_engine(database_url)
+    while True:
+        with Session(engine) as session:
+            left = session.scalar(select(func.count(InboundMail.id)).where(InboundMail.status == "pending"))
+            total = session.scalar(select(func.count(InboundMail.id)))
+        if not left and total >= expected:
+            engine.dispose()
+            return time.monotonic()
+        time.sleep(0.01)
+
+
+def latencies(database_url: str, sent_at: dict[str, float]) -> list[float]:
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        rows = session.execute(select(InboundMail.message_id, InboundMail.processed_at, InboundMail.status)).all()
+    engine.dispose()
+    found = []
+    for message_id, processed_at, status in rows:
+        if message_id in sent_at:
+            assert status == "done", (message_id, status)
+            done = processed_at.replace(tzinfo=timezone.utc).timestamp()
+            found.append((done - sent_at[message_id]) * 1000)
+    return found
+
+
+class Discard:
+    async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+        BytesParser(policy=policy.default).parsebytes(envelope.original_content)
+        return "250 OK"
+
+
+def bare_intake(jobs: list[list[tuple[str, bytes]]]) -> float:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def start() -> asyncio.Server:
+        return await loop.create_server(lambda: SMTP(Discard(), hostname="bench"), "127.0.0.1", 0)
+
+    server = asyncio.run_coroutine_threadsafe(start(), loop).result()
+    port = server.sockets[0].getsockname()[1]
+    seconds = drive(port, jobs, None, {})
+    server.close()
+    loop.call_soon_threadsafe(loop.stop)
+    return sum(len(job) for job in jobs) / seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="pbmserv-bench-"))
+    database_url = f"sqlite:///{workdir / 'bench.db'}"
+    print(f"preparing {args.games} boards of majority {OPTIONS} for {PLAYERS} players in {workdir}")
+    prepare(database_url, args.games)
+    scripts = move_scripts(args.games)
+    saturation_moves = 40  # per board
+    fixed_moves = int(args.rate * args.seconds / args.games) + 1
+    assert saturation_moves + fixed_moves <= min(len(s) for s in scripts), "not enough moves per board"
+
+    port = free_port()
+    env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
+               PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(workdir / "outbox"),
+               PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000")
+    server = subprocess.Popen([Path(sys.executable).parent / "pbmserv", "serve"], env=env,
+                              stdout=open(workdir / "serve.log", "wb"), stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        engine = create_engine(database_url)
+        with Session(engine) as session:
+            stored_before = session.scalar(select(func.count(InboundMail.id)))
+        engine.dispose()
+
+        jobs = split(scripts, args.sessions, slice(0, saturation_moves))
+        total = sum(len(job) for job in jobs)
+        began = time.monotonic()
+        drive(port, jobs, None, {})
+        end_to_end = total / (wait_applied(database_url, stored_before + total) - began)
+        raw = bare_intake(jobs)
+        print(f"saturation: {total} moves over {args.sessions} sessions")
+        print(f"  end-to-end  {end_to_end:8.1f} moves/s (accepted -> applied -> replies in the outbox)")
+        print(f"  raw intake  {raw:8.1f} msg/s (bare aiosmtpd handler, parse and discard)")
+        print(f"  ratio       {end_to_end / raw:8.2f}")
+
+        jobs = split(scripts, args.sessions, slice(saturation_moves, saturation_moves + fixed_moves))
+        total = sum(len(job) for job in jobs)
+        sent_at: dict[str, float] = {}
+        seconds = drive(port, jobs, args.rate, sent_at)
+        wait_applied(database_url, stored_before + total + args.games * saturation_moves)
+        found = latencies(database_url, sent_at)
+        found.sort()
+        p99 = found[min(len(found) - 1, int(len(found) * 0.99))]
+        print(f"fixed rate: {total} moves at {args.rate:.0f}/s offered, {total / seconds:.1f}/s sent")
+        print(f"  latency p50 {statistics.median(found):6.1f} ms   p99 {p99:6.1f} ms   max {found[-1]:6.1f} ms")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

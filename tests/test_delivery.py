@@ -1,0 +1,76 @@
+"""The delivery worker against a real relay on a loopback port."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from pbmserv.mail.backends import SmtpBackend
+from pbmserv.runtime import Runtime
+from pbmserv.store.models import OutboxMail
+from tests.mailtools import send
+from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
+
+
+def outbox(runtime: Runtime) -> list[OutboxMail]:
+    with runtime.sessions() as session:
+        return list(session.scalars(select(OutboxMail).order_by(OutboxMail.id)))
+
+
+def queue_one_reply(runtime: Runtime) -> None:
+    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <d1@x>\r\n\r\n\r\n")
+    runtime.processor.process_pending()
+
+
+def test_a_451_is_retried_later_and_then_delivered(runtime: Runtime) -> None:
+    sink = ScriptedSink(["451 4.3.0 greylisted, try again later"])
+    with smtp_server(lambda: sink) as port:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        queue_one_reply(runtime)
+        assert runtime.delivery.deliver_due() == 0
+        [row] = outbox(runtime)
+        assert row.status == "pending" and row.attempts == 1 and "451" in row.last_error
+        assert runtime.delivery.deliver_due() == 0, "not due again before the backoff"
+        runtime.clock.advance(minutes=2)  # type: ignore[attr-defined]
+        assert runtime.delivery.deliver_due() == 1
+    [row] = outbox(runtime)
+    assert row.status == "sent" and row.attempts == 2
+    assert len(sink.accepted) == 1 and b"Subject: pbmserv help" in sink.accepted[0]
+
+
+def test_a_550_makes_a_dead_letter_at_once(runtime: Runtime) -> None:
+    sink = ScriptedSink(["550 5.1.1 no such user"])
+    with smtp_server(lambda: sink) as port:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        queue_one_reply(runtime)
+        assert runtime.delivery.deliver_due() == 0
+    [row] = outbox(runtime)
+    assert row.status == "dead" and row.attempts == 1 and "550" in row.last_error
+
+
+def test_an_unreachable_relay_is_retried_with_growing_delays_then_given_up(runtime: Runtime) -> None:
+    runtime.delivery.backend = SmtpBackend("127.0.0.1", free_port(), timeout=2)
+    runtime.delivery.max_attempts = 3
+    queue_one_reply(runtime)
+    delays = []
+    for _ in range(3):
+        before = runtime.clock()
+        runtime.delivery.deliver_due()
+        [row] = outbox(runtime)
+        if row.status == "dead":
+            break
+        delays.append((row.next_try_at.replace(tzinfo=None) - before.replace(tzinfo=None)).total_seconds())
+        runtime.clock.advance(hours=1)  # type: ignore[attr-defined]
+    assert row.status == "dead" and row.attempts == 3
+    assert 48 <= delays[0] <= 72 and 96 <= delays[1] <= 144, delays
+
+
+def test_board_mails_reach_every_player_through_the_relay(runtime: Runtime) -> None:
+    sink = ScriptedSink([])
+    with smtp_server(lambda: sink) as port:
+        send(runtime, "alice@example.org", "signup alice secret1")
+        send(runtime, "bob@example.org", "signup bob secret2")
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        runtime.processor.store(b"From: alice@example.org\r\nSubject: toy challenge alice bob\r\nMessage-ID: <c@x>\r\n\r\n\r\n")
+        runtime.processor.process_pending()
+        assert runtime.delivery.deliver_due() == 2
+    assert sorted(b"To: alice" in m for m in sink.accepted) == [False, True]

@@ -1,0 +1,169 @@
+"""`pbmserv serve` as real processes: a SIGKILL right after 250 loses
+nothing and applies nothing twice, and two processes on one database never
+apply the same mail or two moves at one move number."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+
+from pbmserv.store.models import Board, InboundMail, Move, OutboxMail, User
+from tests.mailtools import make_mail
+from tests.smtp_helpers import free_port
+
+REPO = Path(__file__).resolve().parents[1]
+PBMSERV = Path(sys.executable).parent / "pbmserv"
+
+
+class ServeProcess:
+    def __init__(self, database_url: str, workdir: Path, name: str = "serve"):
+        self.port = free_port()
+        self.maildir = workdir / f"{name}-outbox"
+        self.log = workdir / f"{name}.log"
+        self.env = dict(os.environ)
+        self.env.update({
+            "PBMSERV_DATABASE_URL": database_url,
+            "PBMSERV_LISTEN": f"127.0.0.1:{self.port}",
+            "PBMSERV_MAIL_BACKEND": "maildir",
+            "PBMSERV_MAILDIR": str(self.maildir),
+            "PBMSERV_EXTRA_GAMES": "tests.toygame:Toy",
+            "PBMSERV_PASSWORD_TIME_COST": "1",
+            "PBMSERV_PASSWORD_MEMORY_KIB": "1024",
+            "PBMSERV_POLL_SECONDS": "0.2",
+            "PBMSERV_REPLIES_PER_HOUR": "10000",
+            "PBMSERV_ERROR_REPLIES_PER_HOUR": "10000",
+            "PYTHONPATH": str(REPO),
+        })
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ServeProcess:
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen([PBMSERV, "serve"], env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                assert self.process.poll() is None, self.log.read_text()
+                time.sleep(0.1)
+        raise AssertionError(f"pbmserv serve did not start:\n{self.log.read_text()}")
+
+    def send(self, raw: bytes, sender: str = "player@example.org") -> None:
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as client:
+            client.sendmail(sender, ["pbmserv@localhost"], raw)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+    def mails(self) -> list[bytes]:
+        if not self.maildir.exists():
+            return []
+        box = mailbox.Maildir(self.maildir, create=False)
+        return [box.get_bytes(key) for key in box.keys()]
+
+
+def wait_until(condition, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def count(database_url: str, column, *where) -> int:  # type: ignore[no-untyped-def]
+    engine = create_engine(database_url)
+    try:
+        with Session(engine) as session:
+            return session.scalar(select(func.count(column)).where(*where)) or 0
+    finally:
+        engine.dispose()
+
+
+def test_sigkill_right_after_250_loses_nothing_and_applies_once(database_url: str, tmp_path: Path) -> None:
+    server = ServeProcess(database_url, tmp_path).start()
+    mail = make_mail("alice@example.org", "signup alice secret1")
+    try:
+        server.send(mail, "alice@example.org")
+        server.kill()  # at once: the mail may not be processed yet
+        server.start()
+        wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status == "pending") == 0)
+        server.send(mail, "alice@example.org")  # the client retries: acknowledged, not applied
+        wait_until(lambda: len(server.mails()) >= 1)
+        time.sleep(1)
+    finally:
+        server.stop()
+    assert count(database_url, User.id) == 1
+    assert count(database_url, InboundMail.id) == 1
+    assert count(database_url, InboundMail.id, InboundMail.status == "done") == 1
+    assert count(database_url, OutboxMail.id) == 1
+    assert any(b"Subject: pbmserv signup alice" in m for m in server.mails())
+
+
+def test_pending_mail_left_by_a_crash_is_processed_at_start(database_url: str, tmp_path: Path) -> None:
+    from pbmserv.config import Settings
+    from pbmserv.runtime import Runtime
+    from pbmserv.service.catalog import Catalog
+
+    runtime = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog([]))
+    for number in range(3):
+        runtime.processor.store(make_mail(f"p{number}@example.org", f"signup player{number} secret1"))
+    runtime.close()
+    server = ServeProcess(database_url, tmp_path).start()
+    try:
+        wait_until(lambda: len(server.mails()) == 3)
+    finally:
+        server.stop()
+    assert count(database_url, User.id) == 3
+
+
+def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(database_url: str, tmp_path: Path) -> None:
+    first = ServeProcess(database_url, tmp_path, "first").start()
+    second = ServeProcess(database_url, tmp_path, "second").start()
+    boards = 6
+    try:
+        setup = [make_mail("alice@example.org", "signup alice secret1"), make_mail("bob@example.org", "signup bob secret2")]
+        setup += [make_mail("alice@example.org", "toy challenge alice bob") for _ in range(boards)]
+        for mail in setup:
+            first.send(mail)
+        wait_until(lambda: count(database_url, Board.id) == boards)
+        races = []
+        for board in range(101, 101 + boards):
+            same = make_mail("alice@example.org", f"toy move {board} alice secret1 b2")
+            races += [(first, same), (second, same)]  # one mail delivered to both processes
+            races += [
+                (first, make_mail("alice@example.org", f"toy move {board} alice secret1 a1 #1")),
+                (second, make_mail("alice@example.org", f"toy move {board} alice secret1 c3 #1")),
+            ]
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda job: job[0].send(job[1]), races))
+        wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status == "pending") == 0)
+    finally:
+        first.stop()
+        second.stop()
+    assert count(database_url, InboundMail.id) == len(setup) + 3 * boards, "the mail sent to both is stored once"
+    assert count(database_url, Move.id) == boards, "exactly one first move per board"
+    engine = create_engine(database_url)
+    with Session(engine) as session:
+        numbers = session.execute(select(Move.board_id, Move.number)).all()
+    engine.dispose()
+    assert sorted(numbers) == sorted({(board_id, 1) for board_id, _ in numbers})

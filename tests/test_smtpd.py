@@ -1,0 +1,138 @@
+"""pbmserv's SMTP listener on a real loopback socket, spoken to with smtplib."""
+
+from __future__ import annotations
+
+import asyncio
+import mailbox
+import smtplib
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from pbmserv.mail.backends import MaildirBackend
+from pbmserv.runtime import Runtime
+from pbmserv.smtpd import Worker, start_listener
+from pbmserv.store.models import InboundMail
+from tests.mailtools import make_mail
+from tests.smtp_helpers import loop_thread
+
+
+@pytest.fixture
+def listener(runtime: Runtime, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """pbmserv listening on a free loopback port, delivering into a real maildir."""
+    runtime.settings = replace(runtime.settings, max_message_bytes=20_000, poll_seconds=0.2)
+    runtime.processor.settings = runtime.settings
+    runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
+    worker = Worker(runtime)
+    worker.start()
+    with loop_thread() as loop:
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime, worker.wake, "127.0.0.1", 0), loop).result(10)
+        port = server.sockets[0].getsockname()[1]
+        yield port, tmp_path / "outbox"
+        server.close()
+        asyncio.run_coroutine_threadsafe(server.wait_closed(), loop).result(10)
+    worker.stop()
+
+
+def wait_for_mail(maildir: Path, count: int, timeout: float = 10.0) -> list[bytes]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if maildir.exists():
+            box = mailbox.Maildir(maildir, create=False)
+            found = [box.get_bytes(key) for key in box.keys()]
+            if len(found) >= count:
+                return found
+        time.sleep(0.05)
+    return [] if not maildir.exists() else [mailbox.Maildir(maildir).get_bytes(k) for k in mailbox.Maildir(maildir).keys()]
+
+
+def settle(runtime: Runtime, timeout: float = 10.0) -> None:
+    """Wait until no inbound mail is pending."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with runtime.sessions() as session:
+            if session.scalar(select(InboundMail.id).where(InboundMail.status == "pending")) is None:
+                return
+        time.sleep(0.05)
+    raise AssertionError("inbound mail still pending")
+
+
+def inbound_rows(runtime: Runtime) -> list[InboundMail]:
+    with runtime.sessions() as session:
+        return list(session.scalars(select(InboundMail).order_by(InboundMail.id)))
+
+
+def test_a_mail_gets_its_reply_in_the_maildir(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+    port, maildir = listener
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        code, _ = client.noop()
+        assert code == 250
+        client.sendmail("alice@example.org", ["pbmserv@localhost"], make_mail("alice@example.org", "signup alice secret1"))
+    [reply] = wait_for_mail(maildir, 1)
+    assert b"Subject: pbmserv signup alice" in reply
+
+
+def test_mail_for_other_addresses_is_refused_with_550(listener) -> None:  # type: ignore[no-untyped-def]
+    port, _ = listener
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.ehlo()
+        code, message = client.rcpt("someone@elsewhere.example") if client.mail("a@example.org") else (0, b"")
+        assert code == 550 and b"no such mailbox" in message
+
+
+def test_oversize_mail_is_refused_with_552(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+    port, _ = listener
+    big = make_mail("alice@example.org", "help", "x" * 30_000)
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        with pytest.raises(smtplib.SMTPResponseException) as refused:
+            client.sendmail("alice@example.org", ["pbmserv@localhost"], big)
+    assert refused.value.smtp_code == 552
+    assert inbound_rows(runtime) == []
+
+
+def test_a_second_delivery_is_acknowledged_and_not_applied(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+    port, maildir = listener
+    mail = make_mail("alice@example.org", "signup alice secret1")
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail("alice@example.org", ["pbmserv@localhost"], mail)
+        client.sendmail("alice@example.org", ["pbmserv@localhost"], mail)
+    wait_for_mail(maildir, 1)
+    settle(runtime)
+    time.sleep(0.5)
+    assert len(wait_for_mail(maildir, 1)) == 1
+    assert [row.status for row in inbound_rows(runtime)] == ["done"]
+
+
+LOOP_RULES = {
+    "auto-submitted": ({"Auto-Submitted": "auto-generated"}, "alice@example.org", "Auto-Submitted"),
+    "auto-replied": ({"Auto-Submitted": "auto-replied"}, "alice@example.org", "Auto-Submitted"),
+    "empty return path": ({}, "", "empty return path"),
+    "precedence bulk": ({"Precedence": "bulk"}, "alice@example.org", "Precedence: bulk"),
+    "precedence junk": ({"Precedence": "junk"}, "alice@example.org", "Precedence: junk"),
+    "precedence list": ({"Precedence": "list"}, "alice@example.org", "Precedence: list"),
+    "list-id": ({"List-Id": "Players <players.example.org>"}, "alice@example.org", "List-Id"),
+    "x-auto-response-suppress": ({"X-Auto-Response-Suppress": "OOF"}, "alice@example.org", "X-Auto-Response-Suppress"),
+    "mailer-daemon": ({}, "MAILER-DAEMON@example.org", "mailer-daemon@example.org"),
+    "postmaster": ({}, "postmaster@example.org", "postmaster@example.org"),
+}
+
+
+@pytest.mark.parametrize("rule", list(LOOP_RULES))
+def test_loop_protection(listener, runtime: Runtime, rule: str) -> None:  # type: ignore[no-untyped-def]
+    port, maildir = listener
+    headers, envelope_sender, reason = LOOP_RULES[rule]
+    author = envelope_sender or "alice@example.org"
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail(envelope_sender, ["pbmserv@localhost"], make_mail(author, "help", headers=headers))
+        client.sendmail("bob@example.org", ["pbmserv@localhost"], make_mail("bob@example.org", "help"))
+    replies = wait_for_mail(maildir, 1)
+    settle(runtime)
+    time.sleep(0.3)
+    assert [b"To: bob@example.org" in r for r in wait_for_mail(maildir, 1)] == [True], "only the ordinary mail is answered"
+    dropped, answered = inbound_rows(runtime)
+    assert dropped.status == "dropped" and reason in dropped.error
+    assert answered.status == "done"
+    assert replies
