@@ -51,6 +51,17 @@ def replay(game: Game, board: Board, upto: int | None = None) -> Any:
     return state
 
 
+def moves_to_list(ctx: Context, board: Board) -> list[MoveRow]:
+    """The moves an ordinary board mail lists: the last few while the game
+    runs (without loading a long game's whole history), all once it is over."""
+    if board.result is not None:
+        return list(board.moves)
+    recent = ctx.session.scalars(
+        select(MoveRow).where(MoveRow.board_id == board.id).order_by(MoveRow.number.desc()).limit(ctx.settings.recent_moves)
+    )
+    return list(reversed(list(recent)))
+
+
 def mails_to_players(
     ctx: Context, game: Game, board: Board, state: Any, *, subject_prefix: str = "", lead: str = "",
     commenter: str = "",
@@ -58,6 +69,7 @@ def mails_to_players(
     """The board mail to every player, each seeing the board from their own side;
     the sender gets the public view if they are not a player."""
     addresses = ctx.addresses(board.seats)
+    moves = moves_to_list(ctx, board)
     replies = []
     reached: set[str] = set()
     for seat, userid in enumerate(board.seats):
@@ -69,7 +81,7 @@ def mails_to_players(
             recipients,
             views.subject(game, board, state, subject_prefix),
             views.board_mail(
-                game, board, board.moves, state, seat,
+                game, board, moves, state, seat,
                 recent=ctx.settings.recent_moves, comment=ctx.comment, commenter=commenter, lead=lead,
             ),
             "board",
@@ -78,7 +90,7 @@ def mails_to_players(
         replies.append(Reply(
             (ctx.sender,),
             views.subject(game, board, state, subject_prefix),
-            views.board_mail(game, board, board.moves, state, None, recent=ctx.settings.recent_moves, lead=lead),
+            views.board_mail(game, board, moves, state, None, recent=ctx.settings.recent_moves, lead=lead),
             "board",
         ))
     return replies
@@ -152,8 +164,8 @@ def _check_guard(game: Game, board: Board, guard: int | None) -> None:
 
 
 def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool) -> None:
-    board.moves.append(MoveRow(
-        number=board.move_count + 1, seat=seat, text=text, secret=secret,
+    ctx.session.add(MoveRow(
+        board_id=board.id, number=board.move_count + 1, seat=seat, text=text, secret=secret,
         created_at=ctx.now, comment=ctx.comment,
     ))
     board.move_count += 1
@@ -262,7 +274,7 @@ def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
     else:
         rule = "-" * views.LINE_WIDTH
         body = f"{heading}: {len(boards)}.\n\n" + f"\n{rule}\n\n".join(
-            views.board_mail(game, b, b.moves, game.decode(b.state), None, recent=ctx.settings.recent_moves)
+            views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
             for b in boards
         )
     return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]

@@ -88,8 +88,8 @@ def move_list(board: Board, moves: list[Move], viewer: int | None, recent: int |
     rows = [entries[start : start + columns] for start in range(0, len(entries), columns)]
     lines = ["".join(entry.ljust(width) for entry in row).rstrip() for row in rows]
     header = "Moves:"
-    if len(shown) < len(moves):
-        header = f"Moves (the last {len(shown)} of {len(moves)}; 'show {board.board}' lists all):"
+    if recent is not None and len(shown) < board.move_count:
+        header = f"Moves (the last {len(shown)} of {board.move_count}; 'show {board.board}' lists all):"
     return "\n".join([header, *lines])
 
 
