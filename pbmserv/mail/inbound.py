@@ -1,11 +1,20 @@
-"""RFC 5322 bytes in -> the sender, the Subject and the text a player wrote."""
+"""RFC 5322 bytes in -> the sender, the Subject and the text a player wrote.
+
+Real mail is messy: bodies come as multipart/alternative, HTML only or with
+attachments, in any transfer encoding and charset (declared wrongly or not at
+all), and a reply carries the quoted earlier mail and a signature below the
+player's words. Nothing in here may raise on bad input: a mail we cannot make
+sense of gives empty fields, and the server answers or drops it as usual.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email import policy
-from email.message import EmailMessage
+from email.errors import MessageError
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
@@ -31,117 +40,369 @@ def parse_mail(raw: bytes) -> IncomingMail:
     message = read_message(raw)
     return IncomingMail(
         sender=reply_address(message),
-        subject=_header(message, "Subject"),
+        subject=header_text(message, "Subject"),
         body=strip_replies(message_text(message)),
-        message_id=_header(message, "Message-ID").strip(),
-        references=_header(message, "References").strip(),
-        headers={key.lower(): _header(message, key) for key in set(message.keys())},
+        message_id=header_text(message, "Message-ID"),
+        references=header_text(message, "References"),
+        headers={name.lower(): header_text(message, name) for name in set(message.keys())},
     )
 
 
-def reply_address(message: EmailMessage) -> str:
+# -- headers -------------------------------------------------------------------
+
+# What the email package may raise while parsing a malformed header value.
+_HEADER_ERRORS = (MessageError, LookupError, ValueError, TypeError, IndexError, AttributeError)
+
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+")
+
+
+def reply_address(message: Message) -> str:
+    """Where replies go: the first usable Reply-To address, else From's; "" if none."""
     for name in ("Reply-To", "From"):
-        try:
-            addresses = getaddresses([str(value) for value in message.get_all(name, [])])
-        except (TypeError, ValueError, IndexError):
-            continue
-        for _, address in addresses:
-            if "@" in address:
-                return address.strip().lower()
+        for value in _header_values(message, name):
+            for _, address in getaddresses([value]):
+                if _ADDRESS.fullmatch(address.strip()):
+                    return address.strip().lower()
     return ""
 
 
-def _header(message: EmailMessage, name: str) -> str:
+def header_text(message: Message, name: str) -> str:
+    """The first `name` header, decoded (encoded words, 8-bit bytes) and
+    unfolded onto one line; "" when absent."""
+    values = _header_values(message, name)
+    return " ".join(_printable(values[0]).split()) if values else ""
+
+
+def _header_values(message: Message, name: str) -> list[str]:
     try:
-        value = message.get(name)
-    except (TypeError, ValueError, IndexError):
-        return ""
-    return " ".join(str(value).split()) if value is not None else ""
+        return [str(value) for value in message.get_all(name, [])]
+    except _HEADER_ERRORS:  # fall back to the undecoded text
+        return [
+            _surrogates_to_text(value)
+            for key, value in message.raw_items()
+            if key.lower() == name.lower() and isinstance(value, str)
+        ]
 
 
-def message_text(message: EmailMessage) -> str:
-    """The text of the mail: its text/plain part, else its HTML part as text."""
-    part = message.get_body(preferencelist=("plain", "html"))
-    if part is None:
-        return ""
-    text = _decoded(part)
-    if part.get_content_subtype() == "html":
-        return html_to_text(text)
-    return text
+def _surrogates_to_text(value: str) -> str:
+    """A header as the parser keeps it (8-bit bytes as surrogates) to text."""
+    return decode_bytes(value.encode("utf-8", "surrogateescape"), None)
 
 
-def _decoded(part: EmailMessage) -> str:
+# -- body --------------------------------------------------------------------------
+
+
+def message_text(message: Message) -> str:
+    """The text of the mail, with "\\n" line ends: its first inline text/plain
+    part (attachments ignored), else its first HTML part as text, else ""."""
+    parts = list(_inline_text_parts(message))
+    for part in parts:
+        if part.get_content_subtype() == "plain":
+            text = part_text(part)
+            if text.strip():
+                return _printable(normalise_newlines(text))
+    for part in parts:
+        if part.get_content_subtype() == "html":
+            return _printable(html_to_text(part_text(part)))
+    return ""
+
+
+def _inline_text_parts(message: Message) -> Iterator[Message]:
+    """The text parts that are not attachments, depth first in mail order.
+    Attached mails (message/rfc822) are not entered."""
+    stack = [message]
+    while stack:
+        part = stack.pop()
+        if part.is_multipart():
+            if part.get_content_maintype() == "multipart":
+                stack.extend(reversed([item for item in part.get_payload() if isinstance(item, Message)]))
+        elif part.get_content_maintype() == "text" and not _is_attachment(part):
+            yield part
+
+
+def _is_attachment(part: Message) -> bool:
     try:
-        content = part.get_content()
-    except (LookupError, UnicodeError, AssertionError):
-        payload = part.get_payload(decode=True) or b""
-        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else str(payload)
-    if isinstance(content, bytes):
-        return content.decode("utf-8", errors="replace")
-    return str(content)
+        return part.get_content_disposition() == "attachment" or part.get_filename() is not None
+    except _HEADER_ERRORS:
+        return True
+
+
+def part_text(part: Message) -> str:
+    """A leaf part's content as text, undoing its transfer encoding and charset."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    try:
+        charset = part.get_content_charset()
+    except _HEADER_ERRORS:
+        charset = None
+    return decode_bytes(payload, charset)
+
+
+# ISO-8859-1 labels are read as its superset Windows-1252, as browsers do:
+# mail that says Latin-1 often holds Windows "smart quotes".
+_CHARSET_ALIASES = {"iso-8859-1": "windows-1252", "iso8859-1": "windows-1252", "latin1": "windows-1252",
+                    "latin-1": "windows-1252", "us-ascii": "", "ascii": ""}
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Decode leniently: the declared charset if Python knows it and it fits,
+    else UTF-8, else the declared charset with replacement characters, else
+    Windows-1252; never raises."""
+    declared = (charset or "").strip().lower()
+    declared = _CHARSET_ALIASES.get(declared, declared)
+    for candidate, errors in ((declared, "strict"), ("utf-8", "strict"), (declared, "replace")):
+        if candidate:
+            try:
+                return data.decode(candidate, errors)
+            except (LookupError, ValueError):  # unknown, not a text codec, or does not fit (UnicodeError)
+                pass
+    return data.decode("windows-1252", errors="replace")
+
+
+def normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _printable(text: str) -> str:
+    """Drop control characters (NUL breaks PostgreSQL text) and lone
+    surrogates (they cannot be encoded into a reply)."""
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
+
+
+# -- HTML ----------------------------------------------------------------------------
 
 
 class _TextExtractor(HTMLParser):
-    BREAKS = {"br", "p", "div", "tr", "li", "h1", "h2", "h3", "h4", "blockquote", "pre"}
-    SKIP = {"style", "script", "head", "title"}
+    """HTML to plain text: <p> and headings become paragraphs, <div>, <br>,
+    <li> and table rows lines; <blockquote> becomes `> ` quoted lines (which
+    strip_replies drops); style, script and title are dropped."""
+
+    PARAGRAPHS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "ul", "ol", "table", "dl"}
+    LINES = {"div", "tr", "li", "dd", "dt", "hr", "center", "section", "article", "header", "footer", "address"}
+    HIDDEN = {"style", "script", "title", "template"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
-        self.quoting = 0
+        self.out: list[str] = []
+        self.at_line_start = True
+        self.hidden = 0
+        self.preformatted = 0
+        self.quote_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self.SKIP:
-            self.skipping += 1
-        if tag == "blockquote":
-            self.quoting += 1
-        if tag in self.BREAKS:
-            self.parts.append("\n")
+        if tag in self.HIDDEN:
+            self.hidden += 1
+        elif tag == "br":
+            self._newline()
+        elif tag in self.PARAGRAPHS:
+            self._blank_line()
+        elif tag in self.LINES:
+            self._end_line()
+        elif tag in ("td", "th") and not self.at_line_start:
+            self.out.append(" ")
+        if tag == "li":
+            self._write("- ")
+        elif tag == "pre":
+            self.preformatted += 1
+        elif tag == "blockquote":
+            self.quote_depth += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.SKIP and self.skipping:
-            self.skipping -= 1
-        if tag == "blockquote" and self.quoting:
-            self.quoting -= 1
-        if tag in self.BREAKS:
-            self.parts.append("\n")
+        if tag in self.HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self.PARAGRAPHS:
+            self._blank_line()
+        elif tag in self.LINES:
+            self._end_line()
+        if tag == "pre":
+            self.preformatted = max(0, self.preformatted - 1)
+        elif tag == "blockquote":
+            self.quote_depth = max(0, self.quote_depth - 1)
 
     def handle_data(self, data: str) -> None:
-        if not self.skipping and not self.quoting:
-            self.parts.append(data)
+        if self.hidden:
+            return
+        if not self.preformatted:
+            self._write(re.sub(r"\s+", " ", data))
+            return
+        for index, line in enumerate(data.replace("\xa0", " ").split("\n")):
+            if index:
+                self._newline()
+            self._write(line, keep_indent=True)
+
+    def _write(self, text: str, keep_indent: bool = False) -> None:
+        if not keep_indent and self.out and self.out[-1].endswith(" "):
+            text = text.lstrip()
+        if self.at_line_start:
+            text = text if keep_indent else text.lstrip()
+            if not text:
+                return
+            if self.quote_depth:
+                self.out.append("> " * self.quote_depth)
+            self.at_line_start = False
+        self.out.append(text)
+
+    def _newline(self) -> None:
+        self.out.append("\n")
+        self.at_line_start = True
+
+    def _end_line(self) -> None:
+        if not self.at_line_start:
+            self._newline()
+
+    def _blank_line(self) -> None:
+        self._end_line()
+        self._newline()
 
 
 def html_to_text(html: str) -> str:
+    """Readable text from HTML: paragraphs and line breaks kept, entities
+    decoded, at most one blank line in a row."""
     extractor = _TextExtractor()
-    extractor.feed(html)
+    extractor.feed(normalise_newlines(html))
     extractor.close()
-    lines = (" ".join(line.split()) for line in "".join(extractor.parts).splitlines())
-    return "\n".join(lines)
+    lines = "".join(extractor.out).replace("\xa0", " ").split("\n")
+    kept: list[str] = []
+    for line in (line.rstrip() for line in lines):
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
 
 
-_ATTRIBUTION = re.compile(r"^\s*(on\s.+wrote:|.+\s(a écrit|schrieb)\s?:)\s*$", re.IGNORECASE)
-_ORIGINAL = re.compile(r"^\s*-{2,}\s*(original message|forwarded message)\s*-{2,}\s*$", re.IGNORECASE)
-_OUTLOOK_HEADER = re.compile(r"^\s*(from|sent|von|de):\s", re.IGNORECASE)
+# -- quotes and signatures --------------------------------------------------------
+
+# "On <date>, <name> wrote:" and its German and French forms. The date (a
+# digit) gives it away: above `>` quotes it goes with them, anywhere else it
+# ends the player's text (the quoted mail below it is not `>`-quoted).
+_DATED_ATTRIBUTION = re.compile(
+    r"""(?=.*\d)\s*(
+        on\s.*\swrote                         # Gmail, Apple Mail, Thunderbird, Outlook
+      | am\s.*\sschrieb(\s[^:]*)?             # Am 05.01.2026 um 09:00 schrieb Alice:
+      | [^:]*\sschrieb\s+am\s.*               # Alice schrieb am 05.01.2026 09:00:
+      | le\s.*\sa\s+écrit\s*                  # Le 5 janv. 2026 à 09:00, Alice a écrit :
+    ):\s*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# "<name> wrote:" (Thunderbird): only taken as an attribution when a quote
+# follows it or nothing of the player's does.
+_NAME_ATTRIBUTION = re.compile(r"\s*\S.{0,100}\s(wrote|schrieb|a\s+écrit)\s*:\s*", re.IGNORECASE)
+_SEPARATOR = re.compile(
+    r"\s*(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht|message d'origine"
+    r"|weitergeleitete nachricht|message transféré)\s*-{2,}|begin forwarded message:)\s*",
+    re.IGNORECASE,
+)
+_UNDERSCORE_RULE = re.compile(r"\s*_{10,}\s*")
+_HEADER_FROM = re.compile(r"\s*\*?(from|von|de)\s?:\*?\s.*", re.IGNORECASE)
+_HEADER_NEXT = re.compile(
+    r"\s*\*?(sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|à|objet)\s?:\*?(\s.*)?", re.IGNORECASE
+)
+_MOBILE_FOOTER = re.compile(
+    r"\s*(sent from (my|mail for|yahoo mail|outlook)\b.{0,40}|get outlook for \S.{0,20}"
+    r"|von meinem \S.{0,40} gesendet|envoyé de mon \S.{0,40})\s*",
+    re.IGNORECASE,
+)
+_LONGEST_MARKER = 300  # attributions and the like are short; longer lines are never tested
 
 
 def strip_replies(text: str) -> str:
-    """The player's own words: stop at a signature or a quoted earlier mail,
-    drop `>` quote lines."""
+    """The player's own words: quoted lines (`>`, and the attribution line
+    that introduces them) are dropped, and the text ends at a signature
+    (`-- `), a mobile footer or a quoted earlier mail that is not `>`-quoted
+    (Outlook's header block, "-----Original Message-----", "On ... wrote:").
+    Lines lose trailing whitespace; blank lines at either end go."""
+    lines = _without_quotes([line.rstrip() for line in normalise_newlines(text).split("\n")])
+    return "\n".join(lines[: _end_of_own_text(lines)]).strip("\n")
+
+
+def _is_quote(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _attribution_length(lines: list[str], index: int) -> int:
+    """How many lines an attribution starting at `index` spans (0: none)."""
+    line = lines[index]
+    if line.endswith(":") and len(line) <= _LONGEST_MARKER and _NAME_ATTRIBUTION.fullmatch(line):
+        return 1
+    return _dated_attribution_length(lines, index)
+
+
+def _dated_attribution_length(lines: list[str], index: int) -> int:
+    """1 for "On <date>, <name> wrote:" at `index`, 2 when it is wrapped over
+    two lines (as Gmail does), 0 when there is none."""
+    line = lines[index]
+    if len(line) > _LONGEST_MARKER:
+        return 0
+    if line.endswith(":") and _DATED_ATTRIBUTION.fullmatch(line):
+        return 1
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    if following.endswith(":") and len(following) <= _LONGEST_MARKER:
+        return 2 if _DATED_ATTRIBUTION.fullmatch(f"{line} {following.strip()}") else 0
+    return 0
+
+
+def _without_quotes(lines: list[str]) -> list[str]:
+    """Drop `>` lines and an attribution right above them; a run of blank
+    and dropped lines becomes one blank line."""
     kept: list[str] = []
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    for index, line in enumerate(lines):
-        if line.rstrip() in ("--", "-- ") and line.startswith("--"):
-            break
-        if _ORIGINAL.match(line) or _ATTRIBUTION.match(line):
-            break
-        if line.startswith("_" * 10) and index + 1 < len(lines) and _OUTLOOK_HEADER.match(lines[index + 1]):
-            break
-        if _OUTLOOK_HEADER.match(line) and index + 1 < len(lines) and re.match(
-            r"^\s*(sent|date|gesendet|envoyé):\s", lines[index + 1], re.IGNORECASE
-        ):
-            break
-        if line.lstrip().startswith(">"):
+    dropping = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        length = 1 if _is_quote(line) else _attribution_length(lines, index)
+        if length and (_is_quote(line) or _is_quote(_next_text(lines, index + length - 1))):
+            while kept and not kept[-1]:
+                kept.pop()
+            dropping = True
+            index += length
             continue
-        kept.append(line.rstrip())
-    return "\n".join(kept).strip()
+        if line or not dropping:
+            if dropping:
+                kept.append("")
+                dropping = False
+            kept.append(line)
+        index += 1
+    return kept
+
+
+def _next_text_index(lines: list[str], index: int) -> int:
+    """Index of the first non-blank line after `index` (len(lines) if none)."""
+    index += 1
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    return index
+
+
+def _next_text(lines: list[str], index: int) -> str:
+    following = _next_text_index(lines, index)
+    return lines[following] if following < len(lines) else ""
+
+
+def _end_of_own_text(lines: list[str]) -> int:
+    """Index of the first line that is not the player's any more."""
+    end = len(lines)
+    for index in reversed(range(len(lines))):
+        if _starts_foreign_text(lines, index) or (
+            _attribution_length(lines, index) and _next_text_index(lines, index) >= end
+        ):
+            end = index
+    return end
+
+
+def _starts_foreign_text(lines: list[str], index: int) -> bool:
+    """Whether a signature, a footer or a quoted mail that is not `>`-quoted starts here."""
+    line = lines[index]
+    if len(line) > _LONGEST_MARKER:
+        return False
+    if line == "--" or _SEPARATOR.fullmatch(line) or _MOBILE_FOOTER.fullmatch(line):  # "-- " lost its space
+        return True
+    if _dated_attribution_length(lines, index):
+        return True
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    if _UNDERSCORE_RULE.fullmatch(line) and _HEADER_FROM.fullmatch(following):  # Outlook on the web
+        return True
+    return bool(_HEADER_FROM.fullmatch(line) and _HEADER_NEXT.fullmatch(following))  # Outlook
