@@ -37,16 +37,21 @@ def listener(runtime: Runtime, tmp_path: Path):  # type: ignore[no-untyped-def]
     worker.stop()
 
 
+def read_maildir(maildir: Path) -> list[bytes]:
+    try:
+        box = mailbox.Maildir(maildir, create=False)
+        return [box.get_bytes(key) for key in box.keys()]
+    except (FileNotFoundError, mailbox.NoSuchMailboxError):  # not created yet, or being created now
+        return []
+
+
 def wait_for_mail(maildir: Path, count: int, timeout: float = 10.0) -> list[bytes]:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if maildir.exists():
-            box = mailbox.Maildir(maildir, create=False)
-            found = [box.get_bytes(key) for key in box.keys()]
-            if len(found) >= count:
-                return found
+    found = read_maildir(maildir)
+    while len(found) < count and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [] if not maildir.exists() else [mailbox.Maildir(maildir).get_bytes(k) for k in mailbox.Maildir(maildir).keys()]
+        found = read_maildir(maildir)
+    return found
 
 
 def settle(runtime: Runtime, timeout: float = 10.0) -> None:
