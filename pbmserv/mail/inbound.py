@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from email import policy
 from email.errors import MessageError
 from email.message import EmailMessage, Message
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
@@ -25,6 +25,7 @@ class IncomingMail:
     sender: str  # where replies go: Reply-To, else From ("" when neither is usable)
     subject: str
     body: str  # the player's own text: quotes and signature removed
+    text: str  # the whole text of the mail, quotes included
     message_id: str
     references: str
     headers: dict[str, str]
@@ -36,12 +37,21 @@ def read_message(raw: bytes) -> EmailMessage:
     return message
 
 
+def read_identity(raw: bytes) -> tuple[str, str]:
+    """(reply address, Message-ID) from the header block alone: what intake
+    needs to recognise a second delivery, without decoding the body."""
+    message = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+    return reply_address(message), header_text(message, "Message-ID")
+
+
 def parse_mail(raw: bytes) -> IncomingMail:
     message = read_message(raw)
+    text = message_text(message)
     return IncomingMail(
         sender=reply_address(message),
         subject=header_text(message, "Subject"),
-        body=strip_replies(message_text(message)),
+        body=strip_replies(text),
+        text=text,
         message_id=header_text(message, "Message-ID"),
         references=header_text(message, "References"),
         headers={name.lower(): header_text(message, name) for name in set(message.keys())},

@@ -19,6 +19,15 @@ _UTF8_QP = charset.Charset("utf-8")
 _UTF8_QP.body_encoding = charset.QP
 
 
+def text_message(text: str) -> MIMEText:
+    """A text/plain message: 7-bit when the text is ASCII, else UTF-8 as quoted-printable."""
+    return MIMEText(text, "plain", "us-ascii" if text.isascii() else _UTF8_QP)  # type: ignore[arg-type]
+
+
+def encoded_subject(subject: str) -> str:
+    return subject if subject.isascii() else Header(subject, "utf-8").encode()
+
+
 def compose(
     *,
     sender: str,
@@ -31,11 +40,11 @@ def compose(
 ) -> tuple[str, bytes]:
     """The Message-ID and the bytes of a reply."""
     text = body if body.endswith("\n") else body + "\n"
-    message = MIMEText(text, "plain", "us-ascii" if text.isascii() else _UTF8_QP)  # type: ignore[arg-type]
+    message = text_message(text)
     message_id = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
     message["From"] = sender
     message["To"] = recipient
-    message["Subject"] = subject if subject.isascii() else Header(subject, "utf-8").encode()
+    message["Subject"] = encoded_subject(subject)
     message["Date"] = format_datetime(date)
     message["Message-ID"] = message_id
     if in_reply_to:

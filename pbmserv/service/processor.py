@@ -11,16 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email import policy
-from email.message import EmailMessage
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import IncomingMail, message_text, parse_mail, read_message
+from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
 from pbmserv.mail.loops import no_reply_reason
-from pbmserv.mail.outbound import compose
+from pbmserv.mail.outbound import compose, encoded_subject, text_message
 from pbmserv.protocol import ParseError, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.service.catalog import Catalog
@@ -62,13 +61,13 @@ class Processor:
     # -- intake ------------------------------------------------------------
     def store(self, raw: bytes, envelope_sender: str | None = None) -> tuple[int, bool]:
         """Commit the raw mail; returns (row id, True if it was a duplicate)."""
-        mail = parse_mail(raw)
-        sender = envelope_sender if envelope_sender is not None else mail.sender
-        key = dedup_key(raw, sender, mail.message_id)
+        reply_to, message_id = read_identity(raw)
+        sender = envelope_sender if envelope_sender is not None else reply_to
+        key = dedup_key(raw, sender, message_id)
         try:
             with self.sessions.begin() as session:
                 row = InboundMail(
-                    received_at=self.clock(), envelope_sender=sender, message_id=mail.message_id,
+                    received_at=self.clock(), envelope_sender=sender, message_id=message_id,
                     dedup_key=key, raw=raw, status="pending", error="",
                 )
                 session.add(row)
@@ -141,7 +140,7 @@ class Processor:
             row.error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
             log.warning("inbound %s: %s", row.id, row.error)
         if secrets:
-            row.raw = masked_copy(row.raw, mail, secrets)
+            row.raw = masked_copy(mail, secrets)
 
     def _run_line(self, session: Session, mail: IncomingMail, line, comment: str, now: datetime, secrets) -> list[Reply]:  # type: ignore[no-untyped-def]
         ctx = Context(session, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
@@ -214,16 +213,13 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
     return "Your mail:\n" + "\n".join(f"> {mask(line, secrets)}".rstrip() for line in lines)
 
 
-def masked_copy(raw: bytes, mail: IncomingMail, secrets: tuple[str, ...]) -> bytes:
+def masked_copy(mail: IncomingMail, secrets: tuple[str, ...]) -> bytes:
     """What is kept of a processed mail that carried passwords: its headers
     that matter and its text, with every password replaced by a mask."""
-    original = read_message(raw)
-    copy = EmailMessage(policy=policy.SMTP)
+    copy = text_message(mask(mail.text, secrets) + "\n")
     for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References"):
-        if original.get(name):
-            copy[name] = str(original[name])
-    copy["Subject"] = mask(mail.subject, secrets)
+        if mail.headers.get(name.lower()):
+            copy[name] = mail.headers[name.lower()]
+    copy["Subject"] = encoded_subject(mask(mail.subject, secrets))
     copy["X-Pbmserv-Masked"] = "passwords removed after processing"
-    copy.set_content(mask(message_text(original), secrets) + "\n")
-    return copy.as_bytes()
-
+    return copy.as_bytes(policy=policy.SMTP)
