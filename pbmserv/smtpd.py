@@ -5,18 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import signal
 import threading
+from typing import Protocol
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from pbmserv.config import Settings
 from pbmserv.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
 
+WATCHDOG_SECONDS = 5.0
+
+
+class EventLike(Protocol):
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
 class IntakeHandler:
-    def __init__(self, runtime: Runtime, wake: threading.Event):
+    def __init__(self, runtime: Runtime, wake: EventLike):
         self.runtime = runtime
         self.wake = wake
         self.address = runtime.settings.address.lower()
@@ -39,25 +53,32 @@ class IntakeHandler:
 
 
 class Worker:
-    """A thread that processes inbound mail in arrival order and works the
-    outbox, woken by new mail or every `poll_seconds`."""
+    """Processes inbound mail in arrival order and works the outbox, woken by
+    `wake` (set on new mail) or every `poll_seconds`, until `stop` is set.
+    `wake` and `stop` may be threading or multiprocessing events."""
 
-    def __init__(self, runtime: Runtime):
+    def __init__(self, runtime: Runtime, wake: EventLike | None = None, stop: EventLike | None = None):
         self.runtime = runtime
-        self.wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="pbmserv-worker", daemon=True)
+        self.wake = wake if wake is not None else threading.Event()
+        self.stopping = stop if stop is not None else threading.Event()
+        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """Run in a thread of this process (tests, `receive`-style use)."""
+        self._thread = threading.Thread(target=self.run, name="pbmserv-worker", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
+        self.stopping.set()
         self.wake.set()
-        self._thread.join(timeout=30)
+        if self._thread is not None:
+            self._thread.join(timeout=30)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def run(self, parent_pid: int | None = None) -> None:
+        while not self.stopping.is_set():
+            if parent_pid is not None and os.getppid() != parent_pid:
+                log.warning("the serving process is gone; worker stops")
+                return
             try:
                 self.runtime.processor.process_pending()
                 self.runtime.delivery.deliver_due()
@@ -67,7 +88,17 @@ class Worker:
             self.wake.clear()
 
 
-async def start_listener(runtime: Runtime, wake: threading.Event, host: str, port: int) -> asyncio.Server:
+def _worker_process(settings: Settings, wake: EventLike, stop: EventLike, parent_pid: int) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    runtime = Runtime(settings)
+    try:
+        Worker(runtime, wake, stop).run(parent_pid)
+    finally:
+        runtime.close()
+
+
+async def start_listener(runtime: Runtime, wake: EventLike, host: str, port: int) -> asyncio.Server:
     """The SMTP server on (host, port); port 0 picks a free port."""
     settings = runtime.settings
     handler = IntakeHandler(runtime, wake)
@@ -79,20 +110,38 @@ async def start_listener(runtime: Runtime, wake: threading.Event, host: str, por
 
 
 async def serve(runtime: Runtime) -> None:
-    """Listen, process and deliver until SIGTERM or SIGINT."""
+    """Listen in this process; process and deliver in a worker process (a
+    second core: Python threads would share one). Runs until SIGTERM or SIGINT."""
     host, _, port = runtime.settings.listen.rpartition(":")
-    worker = Worker(runtime)
-    worker.start()  # picks up mail left pending by an earlier crash at once
-    server = await start_listener(runtime, worker.wake, host or "127.0.0.1", int(port))
+    context = multiprocessing.get_context("spawn")
+    wake, stop = context.Event(), context.Event()
+
+    def start_worker() -> multiprocessing.process.BaseProcess:
+        process = context.Process(
+            target=_worker_process, args=(runtime.settings, wake, stop, os.getpid()), name="pbmserv-worker"
+        )
+        process.start()  # it picks up mail left pending by an earlier crash at once
+        return process
+
+    worker = start_worker()
+    server = await start_listener(runtime, wake, host or "127.0.0.1", int(port))
     log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
-        await stopping.wait()
+        while not stopping.is_set():
+            try:
+                await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
+            except asyncio.TimeoutError:
+                if not worker.is_alive():
+                    log.error("the worker process died (exit code %s); starting a new one", worker.exitcode)
+                    worker = start_worker()
     finally:
         server.close()
         await server.wait_closed()
-        await asyncio.to_thread(worker.stop)
+        stop.set()
+        wake.set()
+        await asyncio.to_thread(worker.join, 30)
         log.info("pbmserv stopped")

@@ -37,6 +37,13 @@ def read_message(raw: bytes) -> EmailMessage:
     return message
 
 
+#: the headers the server looks at (loop protection, the masked copy it keeps)
+KEPT_HEADERS = (
+    "from", "reply-to", "to", "date", "message-id", "in-reply-to", "references",
+    "auto-submitted", "precedence", "list-id", "x-auto-response-suppress",
+)
+
+
 def read_identity(raw: bytes) -> tuple[str, str]:
     """(reply address, Message-ID) from the header block alone: what intake
     needs to recognise a second delivery, without decoding the body."""
@@ -54,7 +61,7 @@ def parse_mail(raw: bytes) -> IncomingMail:
         text=text,
         message_id=header_text(message, "Message-ID"),
         references=header_text(message, "References"),
-        headers={name.lower(): header_text(message, name) for name in set(message.keys())},
+        headers={name: header_text(message, name) for name in KEPT_HEADERS if name in message},
     )
 
 
