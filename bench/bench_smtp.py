@@ -174,7 +174,12 @@ def bare_intake(jobs: list[list[tuple[str, bytes]]]) -> float:
     server = asyncio.run_coroutine_threadsafe(start(), loop).result()
     port = server.sockets[0].getsockname()[1]
     seconds = drive(port, jobs, None, {})
-    server.close()
+
+    async def close() -> None:
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run_coroutine_threadsafe(close(), loop).result(10)
     loop.call_soon_threadsafe(loop.stop)
     return sum(len(job) for job in jobs) / seconds
 

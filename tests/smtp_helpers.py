@@ -42,8 +42,17 @@ def smtp_server(handler_factory: Callable[[], object], **smtp_options: object) -
         try:
             yield server.sockets[0].getsockname()[1]
         finally:
-            server.close()
-            asyncio.run_coroutine_threadsafe(server.wait_closed(), loop).result(10)
+            close_server(server, loop)
+
+
+def close_server(server: asyncio.Server, loop: asyncio.AbstractEventLoop) -> None:
+    """Close a server from outside its loop's thread (close() is not thread-safe)."""
+
+    async def close() -> None:
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run_coroutine_threadsafe(close(), loop).result(10)
 
 
 class ScriptedSink:

@@ -17,7 +17,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.smtpd import Worker, start_listener
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
-from tests.smtp_helpers import loop_thread
+from tests.smtp_helpers import close_server, loop_thread
 
 
 @pytest.fixture
@@ -32,8 +32,7 @@ def listener(runtime: Runtime, tmp_path: Path):  # type: ignore[no-untyped-def]
         server = asyncio.run_coroutine_threadsafe(start_listener(runtime, worker.wake, "127.0.0.1", 0), loop).result(10)
         port = server.sockets[0].getsockname()[1]
         yield port, tmp_path / "outbox"
-        server.close()
-        asyncio.run_coroutine_threadsafe(server.wait_closed(), loop).result(10)
+        close_server(server, loop)
     worker.stop()
 
 
