@@ -38,6 +38,8 @@ class Settings:
     recent_moves: int = 12
     #: games outside the entry points, as "module:Class" (a local game, a test game)
     extra_games: tuple[str, ...] = field(default_factory=tuple)
+    #: userids that may `broadcast` to every user
+    admins: tuple[str, ...] = field(default_factory=tuple)
 
 
 #: TOML section and key for each setting, and the environment variable that overrides it
@@ -60,6 +62,7 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "delivery_first_retry_seconds": ("delivery", "first_retry_seconds", "PBMSERV_DELIVERY_FIRST_RETRY_SECONDS"),
     "recent_moves": ("games", "recent_moves", "PBMSERV_RECENT_MOVES"),
     "extra_games": ("games", "extra", "PBMSERV_EXTRA_GAMES"),
+    "admins": ("games", "admins", "PBMSERV_ADMINS"),
 }
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")

@@ -18,12 +18,15 @@ def test_file_then_environment(tmp_path: Path) -> None:
         '[database]\nurl = "sqlite:///x.db"\n[mail]\nbackend = "console"\naddress = "games@example.org"\n'
         '[games]\nrecent_moves = 4\nextra = ["a.b:C"]\n'
     )
-    settings = load_settings(path, environ={"PBMSERV_MAIL_BACKEND": "memory", "PBMSERV_RECENT_MOVES": "6"})
+    settings = load_settings(path, environ={
+        "PBMSERV_MAIL_BACKEND": "memory", "PBMSERV_RECENT_MOVES": "6", "PBMSERV_ADMINS": "root, Alice",
+    })
     assert settings.database_url == "sqlite:///x.db"
     assert settings.address == "games@example.org"
     assert settings.mail_backend == "memory"
     assert settings.recent_moves == 6
     assert settings.extra_games == ("a.b:C",)
+    assert settings.admins == ("root", "Alice")
 
 
 def test_config_file_named_by_environment(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ def test_transcript(path: Path, runtime) -> None:  # type: ignore[no-untyped-def
     expected = path.read_text(encoding="utf-8")
     transcript = read(expected)
     runtime.processor.catalog = Catalog([Toy(), *(get_game(name) for name in transcript.games)])
+    runtime.processor.settings = replace(runtime.processor.settings, admins=tuple(transcript.admins))
     actual = replay(transcript, runtime)
     if actual == expected:
         return

@@ -14,7 +14,8 @@ A transcript file is a sequence of blocks:
 
 Lines starting with `#` before the first block describe the transcript; a
 line `# games: majorities synch` names the games the server offers besides
-the test game `toy` (so that installing a new game changes no transcript).
+the test game `toy` (so that installing a new game changes no transcript);
+a line `# admins: root` names the server's admins (the setting `admins`).
 Replaying feeds every `in` mail through store -> process -> deliver (the path
 of `pbmserv receive`) and renders what was delivered the same way; the file
 must come out unchanged. `PBMSERV_REGENERATE=1 pytest tests/test_transcripts.py`
@@ -43,8 +44,15 @@ class Transcript:
 
     @property
     def games(self) -> list[str]:
+        return self._listed("# games:")
+
+    @property
+    def admins(self) -> list[str]:
+        return self._listed("# admins:")
+
+    def _listed(self, prefix: str) -> list[str]:
         for line in self.preamble:
-            if line.startswith("# games:"):
+            if line.startswith(prefix):
                 return line.split(":", 1)[1].split()
         return []
 

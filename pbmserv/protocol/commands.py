@@ -50,6 +50,35 @@ class ListGames(Command):
     games: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Message(Command):
+    """`message uid pw to...`: the mail's body is relayed to the users named."""
+
+    userid: str
+    password: str
+    to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Broadcast(Command):
+    """`broadcast uid pw`: the mail's body goes to every user (admins only)."""
+
+    userid: str
+    password: str
+
+
+#: which boards `all show uid ...` means
+ALL_SHOW_FILTERS = ("active", "next")
+
+
+@dataclass(frozen=True)
+class AllShow(Command):
+    """`all show uid [next|active]`: the user's boards of every game type."""
+
+    userid: str
+    which: str = "active"
+
+
 # -- per-game commands ------------------------------------------------------
 @dataclass(frozen=True)
 class GameCommand(Command):
@@ -113,3 +142,73 @@ class ShowUsers(GameCommand):
 class ListBoards(GameCommand):
     userids: tuple[str, ...] = ()
     which: str = "active"
+
+
+@dataclass(frozen=True)
+class ShowAs(GameCommand):
+    """`GAME showas uid pw board...`: boards as that player sees them."""
+
+    userid: str
+    password: str
+    boards: tuple[BoardRef, ...]
+
+
+@dataclass(frozen=True)
+class Subscribe(GameCommand):
+    """`GAME subscribe board|all uid pw`; board None means every future board."""
+
+    board: int | None
+    userid: str
+    password: str
+
+
+@dataclass(frozen=True)
+class Unsubscribe(GameCommand):
+    board: int | None
+    userid: str
+    password: str
+
+
+@dataclass(frozen=True)
+class Notify(GameCommand):
+    """`GAME notify board uid pw`: only the final-result mail of the board."""
+
+    board: int
+    userid: str
+    password: str
+
+
+@dataclass(frozen=True)
+class Chat(GameCommand):
+    """`GAME chat board uid pw`: the mail's body goes to the board's players and subscribers."""
+
+    board: int
+    userid: str
+    password: str
+
+
+@dataclass(frozen=True)
+class SetAccepting(GameCommand):
+    """`GAME accept uid pw` (accepting=True) or `GAME reject uid pw`."""
+
+    userid: str
+    password: str
+    accepting: bool
+
+
+@dataclass(frozen=True)
+class SetLimit(GameCommand):
+    """`GAME limit uid pw N`: at most N active games of this type, 0 = no limit."""
+
+    userid: str
+    password: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class SetSeek(GameCommand):
+    """`GAME seek uid pw N`: the player looks for N more games of this type."""
+
+    userid: str
+    password: str
+    count: int

@@ -10,24 +10,37 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 
 from pbmserv.protocol.commands import (
+    ALL_SHOW_FILTERS,
     BOARD_FILTERS,
+    AllShow,
     BoardRef,
+    Broadcast,
     ChangeAddress,
     ChangePassword,
     Challenge,
+    Chat,
     Command,
     GameHelp,
     Help,
     ListBoards,
     ListGames,
+    Message,
     Move,
+    Notify,
     Resign,
+    SetAccepting,
+    SetLimit,
+    SetSeek,
+    ShowAs,
     ShowBoards,
     ShowUsers,
     Signoff,
     Signup,
+    Subscribe,
+    Unsubscribe,
 )
 from pbmserv.protocol.errors import (
     BadArgument,
@@ -47,6 +60,9 @@ GLOBAL_SYNTAX = {
     "signoff": "signoff userid password",
     "delete": "delete userid password",
     "list": "list [game...]",
+    "message": "message userid password to-userid...   (the body is the message)",
+    "broadcast": "broadcast userid password   (the body is the message; admins only)",
+    "all": "all show userid [active|next]",
     "multiple": "multiple   (in the Subject; then one command per body line)",
 }
 
@@ -58,7 +74,20 @@ GAME_SYNTAX = {
     "resign": "GAME resign board userid password",
     "show": "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
     "games": "GAME games [userid...] [active|inactive|next|all]",
+    "showas": "GAME showas userid password board[#n]...",
+    "subscribe": "GAME subscribe board|all userid password",
+    "unsubscribe": "GAME unsubscribe board|all userid password",
+    "notify": "GAME notify board userid password",
+    "chat": "GAME chat board userid password   (the body is the message)",
+    "accept": "GAME accept userid password",
+    "reject": "GAME reject userid password",
+    "limit": "GAME limit userid password number",
+    "seek": "GAME seek userid password number",
 }
+
+#: the largest numbers `limit` and `seek` take
+MAX_LIMIT = 999
+MAX_SEEK = 99
 
 GLOBAL_ALIASES = {"add": "signup", "delete": "signoff"}
 TIMERS = ("nagtime", "forfeittime")
@@ -144,8 +173,12 @@ def parse_command(text: str, games: Collection[str]) -> Command:
 _PASSWORD_POSITIONS = {
     ("signup",): (2,), ("add",): (2,), ("signoff",): (2,), ("delete",): (2,),
     ("change", "password"): (3, 4), ("change", "address"): (3,),
+    ("message",): (2,), ("broadcast",): (2,),
 }
-_GAME_PASSWORD_POSITIONS = {"move": (4,), "resign": (4,)}
+_GAME_PASSWORD_POSITIONS = {
+    "move": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
+    "showas": (3,), "accept": (3,), "reject": (3,), "limit": (3,), "seek": (3,),
+}
 
 
 def probable_passwords(text: str) -> tuple[str, ...]:
@@ -153,18 +186,20 @@ def probable_passwords(text: str) -> tuple[str, ...]:
     not the line parses, so that they can be masked in anything kept or quoted."""
     words = clean_subject(text).split()
     lowered = [word.lower() for word in words]
-    positions: tuple[int, ...] = ()
+    return tuple(words[i] for i in _password_positions(lowered) if i < len(words))
+
+
+def _password_positions(lowered: list[str]) -> tuple[int, ...]:
+    for prefix, positions in _PASSWORD_POSITIONS.items():
+        if tuple(lowered[: len(prefix)]) == prefix:
+            return positions
     if len(lowered) > 1 and lowered[1] in _GAME_PASSWORD_POSITIONS:
         # also for a misspelt game name: the password is still where it stands
-        positions = _GAME_PASSWORD_POSITIONS[lowered[1]]
-    elif len(lowered) > 4 and lowered[2].isdigit():
+        return _GAME_PASSWORD_POSITIONS[lowered[1]]
+    if len(lowered) > 4 and lowered[2].isdigit():
         # any `GAME VERB board userid password ...` shape, even with a misspelt verb
-        positions = (4,)
-    else:
-        for prefix, found in _PASSWORD_POSITIONS.items():
-            if tuple(lowered[: len(prefix)]) == prefix:
-                positions = found
-    return tuple(words[i] for i in positions if i < len(words))
+        return (4,)
+    return ()
 
 
 # -- global commands --------------------------------------------------------
@@ -204,12 +239,39 @@ def _list(args: list[str]) -> Command:
     return ListGames(tuple(arg.lower() for arg in args))
 
 
+def _message(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["message"]
+    userid, password, _ = _need(args, ("userid", "password", "userid to send to"), syntax)
+    to = tuple(dict.fromkeys(_userid(arg, syntax) for arg in args[2:]))
+    return Message(_userid(userid, syntax), password, to)
+
+
+def _broadcast(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["broadcast"]
+    userid, password = _exactly(args, ("userid", "password"), syntax)
+    return Broadcast(_userid(userid, syntax), password)
+
+
+def _all(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["all"]
+    if not args or args[0].lower() != "show":
+        raise BadArgument("'all' must be followed by 'show'.", syntax)
+    (userid,) = _need(args[1:], ("userid",), syntax)
+    rest = [arg.lower() for arg in args[2:]]
+    if len(rest) > 1 or (rest and rest[0] not in ALL_SHOW_FILTERS):
+        raise BadArgument("'all show' takes one userid and then 'active' or 'next'.", syntax)
+    return AllShow(_userid(userid, syntax), rest[0] if rest else "active")
+
+
 _GLOBAL_PARSERS = {
     "help": _help,
     "signup": _signup,
     "change": _change,
     "signoff": _signoff,
     "list": _list,
+    "message": _message,
+    "broadcast": _broadcast,
+    "all": _all,
 }
 
 
@@ -241,6 +303,8 @@ def _parse_game_command(game: str, args: list[str], text: str) -> Command:
     if verb == "games":
         userids, which = _users_and_filter(game, rest, syntax)
         return ListBoards(game, userids, which)
+    if verb in _SOCIAL_PARSERS:
+        return _SOCIAL_PARSERS[verb](game, rest, syntax)
     commands = ", ".join(sorted(GAME_SYNTAX))
     raise UnknownCommand(
         f"'{args[0]}' is not a {game} command.",
@@ -304,13 +368,64 @@ def _show(game: str, args: list[str], syntax: str) -> Command:
         raise MissingArgument("'show' needs board numbers or userids.", syntax, game)
     refs = [_BOARD_REF.fullmatch(arg) for arg in args]
     if all(refs):
-        return ShowBoards(game, tuple(
-            BoardRef(int(m.group(1)), int(m.group(2)) if m.group(2) else None) for m in refs if m
-        ))
+        return ShowBoards(game, tuple(_board_ref(m) for m in refs if m))
     if any(refs):
         raise BadArgument("'show' takes either board numbers or userids, not both.", syntax, game)
     userids, which = _users_and_filter(game, args, syntax)
     return ShowUsers(game, userids, which)
+
+
+def _showas(game: str, args: list[str], syntax: str) -> Command:
+    userid, password, _ = _need(args, ("userid", "password", "board number"), syntax, game)
+    boards = []
+    for arg in args[2:]:
+        match = _BOARD_REF.fullmatch(arg)
+        if match is None:
+            raise BadArgument(f"'{arg}' is not a board number like 101 or 101#12.", syntax, game)
+        boards.append(_board_ref(match))
+    return ShowAs(game, _userid(userid, syntax, game), password, tuple(boards))
+
+
+def _on_board(command: type, or_all: bool, game: str, args: list[str], syntax: str) -> Command:
+    """`GAME VERB board userid password`, where `all` may stand for the board if `or_all`."""
+    what = "board number or 'all'" if or_all else "board number"
+    board, userid, password = _exactly(args, (what, "userid", "password"), syntax, game)
+    number = None if or_all and board.lower() == "all" else _board(board, syntax, game)
+    return command(game, number, _userid(userid, syntax, game), password)
+
+
+def _accepting(accepting: bool, game: str, args: list[str], syntax: str) -> Command:
+    userid, password = _exactly(args, ("userid", "password"), syntax, game)
+    return SetAccepting(game, _userid(userid, syntax, game), password, accepting)
+
+
+def _limit(game: str, args: list[str], syntax: str) -> Command:
+    userid, password, number = _exactly(args, ("userid", "password", "number"), syntax, game)
+    limit = _count(number, MAX_LIMIT, "'limit' takes the most active games you want, 0 for no limit", syntax, game)
+    return SetLimit(game, _userid(userid, syntax, game), password, limit)
+
+
+def _seek(game: str, args: list[str], syntax: str) -> Command:
+    userid, password, number = _exactly(args, ("userid", "password", "number"), syntax, game)
+    count = _count(number, MAX_SEEK, "'seek' takes how many more games you are looking for", syntax, game)
+    return SetSeek(game, _userid(userid, syntax, game), password, count)
+
+
+_SOCIAL_PARSERS = {
+    "showas": _showas,
+    "subscribe": partial(_on_board, Subscribe, True),
+    "unsubscribe": partial(_on_board, Unsubscribe, True),
+    "notify": partial(_on_board, Notify, False),
+    "chat": partial(_on_board, Chat, False),
+    "accept": partial(_accepting, True),
+    "reject": partial(_accepting, False),
+    "limit": _limit,
+    "seek": _seek,
+}
+
+
+def _board_ref(match: re.Match[str]) -> BoardRef:
+    return BoardRef(int(match.group(1)), int(match.group(2)) if match.group(2) else None)
 
 
 def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[str, ...], str]:
@@ -327,6 +442,19 @@ def _need(args: list[str], names: tuple[str, ...], syntax: str, game: str | None
         missing = names[len(args)]
         raise MissingArgument(f"The {missing} is missing.", syntax, game)
     return args[: len(names)]
+
+
+def _exactly(args: list[str], names: tuple[str, ...], syntax: str, game: str | None = None) -> list[str]:
+    found = _need(args, names, syntax, game)
+    if len(args) > len(names):
+        raise BadArgument(f"'{args[len(names)]}' is one word too many: nothing follows the {names[-1]}.", syntax, game)
+    return found
+
+
+def _count(word: str, most: int, what: str, syntax: str, game: str) -> int:
+    if not word.isdigit() or int(word) > most:
+        raise BadArgument(f"{what}: a whole number from 0 to {most}, not '{word}'.", syntax, game)
+    return int(word)
 
 
 def _userid(word: str, syntax: str, game: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""Game commands: challenge, move, resign, show, games."""
+"""Game commands: challenge, move, resign, show, showas, games, and `all show`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,18 @@ from sqlalchemy import func, select
 
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
-from pbmserv.protocol.commands import Challenge, ListBoards, Move, Resign, ShowBoards, ShowUsers
-from pbmserv.service import views
+from pbmserv.protocol.commands import (
+    AllShow,
+    BoardRef,
+    Challenge,
+    ListBoards,
+    Move,
+    Resign,
+    ShowAs,
+    ShowBoards,
+    ShowUsers,
+)
+from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store.models import Board
@@ -66,33 +76,34 @@ def mails_to_players(
     ctx: Context, game: Game, board: Board, state: Any, *, subject_prefix: str = "", lead: str = "",
     commenter: str = "",
 ) -> list[Reply]:
-    """The board mail to every player, each seeing the board from their own side;
-    the sender gets the public view if they are not a player."""
+    """The board mail to every player, each seeing the board from their own side,
+    and the public view to the subscribers it is for; the sender gets the
+    public view (without the comment) if they are none of these."""
     addresses = ctx.addresses(board.seats)
     moves = moves_to_list(ctx, board)
+    board_subscriptions = subscriptions.board_subscriptions(ctx, board)
+    subject = views.subject(game, board, state, subject_prefix)
+
+    def text(viewer: int | None, comment: str = ctx.comment) -> str:
+        return views.board_mail(
+            game, board, moves, state, viewer, recent=ctx.settings.recent_moves, comment=comment,
+            commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
+        )
+
     replies = []
     reached: set[str] = set()
     for seat, userid in enumerate(board.seats):
         recipients = addresses.get(userid, ())
-        if not recipients:
-            continue
+        if recipients:
+            reached.update(recipients)
+            replies.append(Reply(recipients, subject, text(seat), "board"))
+    watching = ctx.addresses(subscriptions.watchers(board, board_subscriptions))
+    recipients = tuple(address for found in watching.values() for address in found)
+    if recipients:
         reached.update(recipients)
-        replies.append(Reply(
-            recipients,
-            views.subject(game, board, state, subject_prefix),
-            views.board_mail(
-                game, board, moves, state, seat,
-                recent=ctx.settings.recent_moves, comment=ctx.comment, commenter=commenter, lead=lead,
-            ),
-            "board",
-        ))
+        replies.append(Reply(recipients, subject, text(None), "board"))
     if ctx.sender and ctx.sender not in reached:
-        replies.append(Reply(
-            (ctx.sender,),
-            views.subject(game, board, state, subject_prefix),
-            views.board_mail(game, board, moves, state, None, recent=ctx.settings.recent_moves, lead=lead),
-            "board",
-        ))
+        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), "board"))
     return replies
 
 
@@ -108,8 +119,8 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         raise ServiceError(f"{game.title} is played by {count} players, but the challenge names {len(players)}.", usage, game=game.name)
     if len(set(players)) != len(players):
         raise ServiceError("A challenge must name different players.", usage, game=game.name)
-    for userid in players:
-        ctx.known_user(userid, "every player must have signed up before a challenge names them")
+    users = [ctx.known_user(userid, "every player must have signed up before a challenge names them") for userid in players]
+    policies.check_challenge(ctx, game, users)
     options = {name: value for name, value in command.options}
     try:
         state = game.new(options, players)
@@ -131,6 +142,8 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     )
     ctx.session.add(board)
     ctx.session.flush()
+    subscriptions.subscribe_followers(ctx, board)
+    policies.game_started(ctx, game, users)
     return mails_to_players(ctx, game, board, state, subject_prefix="New ")
 
 
@@ -225,24 +238,65 @@ def end_by_resignation(ctx: Context, game: Game, board: Board, seat: int, reason
 
 # -- queries -------------------------------------------------------------------
 def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
+    return [
+        _position_reply(ctx, game, load_board(ctx, game, ref.board), ref, None, f"{game.name} show {ref.board}#n")
+        for ref in command.boards
+    ]
+
+
+def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
+    """Boards as the player sees them, hidden parts included; password required."""
+    user = ctx.authenticate(command.userid, command.password)
     replies = []
     for ref in command.boards:
         board = load_board(ctx, game, ref.board)
-        at = ref.at_move
-        if at is not None and not 0 <= at <= board.move_count:
-            raise ServiceError(
-                f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
-                f"{game.name} show {board.board}#n with n from 0 to {board.move_count}",
-                game=game.name, board=board.board,
-            )
-        state = replay(game, board, at if at != board.move_count else None)
-        lead = f"(The position after move {at} of {board.move_count}.)" if at is not None else ""
-        body = views.board_mail(game, board, board.moves[: at] if at is not None else board.moves, state, None, recent=None, lead=lead)
-        replies.append(Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body))
+        seat = _playing_seat(ctx, game, board, user.userid)
+        usage = f"{game.name} showas {user.userid} password {board.board}#n"
+        replies.append(_position_reply(ctx, game, board, ref, seat, usage, f"(As {user.userid} sees it.)"))
     return replies
 
 
-def _boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[Board]:
+def _position_reply(
+    ctx: Context, game: Game, board: Board, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
+) -> Reply:
+    """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
+    at = ref.at_move
+    if at is not None and not 0 <= at <= board.move_count:
+        raise ServiceError(
+            f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
+            f"{usage} with n from 0 to {board.move_count}",
+            game=game.name, board=board.board,
+        )
+    state = replay(game, board, at if at != board.move_count else None)
+    leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
+    body = views.board_mail(
+        game, board, board.moves[:at] if at is not None else board.moves, state, viewer, recent=None,
+        lead="\n".join(line for line in leads if line),
+        subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
+    )
+    return Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body)
+
+
+def all_show(ctx: Context, command: AllShow) -> list[Reply]:
+    """Every board of every game type where the user plays, in one mail."""
+    ctx.known_user(command.userid)
+    sections = [
+        views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
+        for game in ctx.catalog
+        for b in boards_of(ctx, game, (command.userid,), command.which)
+    ]
+    heading = {
+        "active": f"Active boards of {command.userid} in every game",
+        "next": f"Boards waiting for {command.userid} in every game",
+    }[command.which]
+    body = f"{heading}: {len(sections) or 'none'}.\n"
+    if sections:
+        rule = "-" * views.LINE_WIDTH
+        body += "\n" + f"\n{rule}\n\n".join(sections)
+    return [Reply((ctx.sender,), f"pbmserv all show {command.userid} {command.which}", body)]
+
+
+def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[Board]:
     for userid in userids:
         ctx.known_user(userid)
     query = select(Board).where(Board.game_type == game.name).order_by(Board.board)
@@ -267,7 +321,7 @@ def _selection(userids: tuple[str, ...], which: str) -> str:
 
 
 def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
-    boards = _boards_of(ctx, game, command.userids, command.which)
+    boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
     if not boards:
         body = f"{heading}: none.\n"
@@ -281,7 +335,7 @@ def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
 
 
 def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
-    boards = _boards_of(ctx, game, command.userids, command.which)
+    boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
     lines = [f"{heading}: {len(boards) or 'none'}."]
     if boards:

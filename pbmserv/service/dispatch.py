@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbmserv.protocol import commands as c
-from pbmserv.service import accounts, boards, help
+from pbmserv.service import accounts, boards, help, policies, social
 from pbmserv.service.context import Context, Reply
 
 _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
@@ -16,6 +16,9 @@ _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
     c.Signoff: accounts.signoff,
     c.ListGames: help.list_games,
     c.GameHelp: help.game_help,
+    c.AllShow: boards.all_show,
+    c.Message: social.message,
+    c.Broadcast: social.broadcast,
 }
 
 _GAME: dict[type, Callable] = {
@@ -25,6 +28,14 @@ _GAME: dict[type, Callable] = {
     c.ShowBoards: boards.show_boards,
     c.ShowUsers: boards.show_users,
     c.ListBoards: boards.list_boards,
+    c.ShowAs: boards.show_as,
+    c.Subscribe: social.subscribe,
+    c.Unsubscribe: social.unsubscribe,
+    c.Notify: social.notify,
+    c.Chat: social.chat,
+    c.SetAccepting: policies.set_accepting,
+    c.SetLimit: policies.set_limit,
+    c.SetSeek: policies.set_seek,
 }
 
 

@@ -23,6 +23,18 @@ COMMAND_HELP = {
     "resign": "Gives up the game on that board; your opponent wins.",
     "show": "Mails you boards as anybody may see them: by number (101#12 is board 101 as it stood after move 12) or every board of the players you name (active, inactive = finished, next = waiting for them, all).",
     "games": "Lists boards in a table: all of them, or those of the players you name, filtered like 'show'.",
+    "message": "Sends the body of your mail to the players you name (by userid); you get a copy. Put the command in the Subject, not in a 'multiple' mail.",
+    "broadcast": "Sends the body of your mail to every player on this server. Only the server's admins may broadcast.",
+    "all": "'all show userid' mails you every active board of that player in every game on this server, as anybody may see them; 'all show userid next' only the boards waiting for their move.",
+    "showas": "Mails you your boards as you see them, hidden parts (such as your secret squares) included; 101#12 is the board as it stood after move 12. Only you get the mail, so it needs your password.",
+    "subscribe": "Sends you every mail of a board you do not play on, from now until it ends, as anybody may see it. 'subscribe all' does this for every new board of the game from the next challenge on. Board mails list the subscribers.",
+    "unsubscribe": "Ends your subscription (or 'notify') to a board. 'unsubscribe all' ends every subscription to the game's boards, and the subscription to new boards.",
+    "notify": "Sends you only the final mail of a board (the result) and nothing before it. 'notify' on a board you subscribe to stops the other mails.",
+    "chat": "Sends the body of your mail to the players and subscribers of a board; you get a copy. Only its players and subscribers may chat on a board.",
+    "accept": "Accepts challenges to this game again (the default).",
+    "reject": "Refuses every challenge to this game that others send; a challenge that names you is refused with the reason. You can still challenge others yourself from your own address.",
+    "limit": "Sets the most active games of this game you play at once; a challenge that would go over it is refused. 0 means no limit (the default).",
+    "seek": "Says how many more games of this game you are looking for; each new game you start or are challenged to counts one off.",
 }
 
 OVERVIEW = """\

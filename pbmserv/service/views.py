@@ -1,4 +1,4 @@
-"""The text of board mails: title, state line, move list, board, comment."""
+"""The text of board mails: title, state line, move list, board, subscribers, comment."""
 
 from __future__ import annotations
 
@@ -104,6 +104,7 @@ def board_mail(
     comment: str = "",
     commenter: str = "",
     lead: str = "",
+    subscribers: tuple[str, ...] = (),
 ) -> str:
     parts = [title_line(game, board)]
     if lead:
@@ -113,6 +114,9 @@ def board_mail(
     parts.append(move_list(board, moves, viewer, None if board.result is not None else recent))
     parts.append("")
     parts.append(game.render(state, viewer).rstrip("\n"))
+    if subscribers:
+        parts.append("")
+        parts.append(wrap(f"Subscribers: {', '.join(subscribers)}."))
     if comment.strip():
         parts.append("")
         parts.append(f"{commenter} writes:")

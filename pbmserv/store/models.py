@@ -96,6 +96,38 @@ class Move(Base):
     board_row: Mapped[Board] = relationship(back_populates="moves")
 
 
+class Subscription(Base):
+    """A user who is not a player gets a board's mails: all of them, or only
+    the final one (`final_only`, from `notify`)."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (UniqueConstraint("user_id", "board_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"), index=True)
+    final_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    user: Mapped[User] = relationship()
+
+
+class GamePolicy(Base):
+    """A user's settings for one game type: challenge policy (accept/reject,
+    limit, seek) and whether every new board of the type is subscribed to."""
+
+    __tablename__ = "game_policies"
+    __table_args__ = (UniqueConstraint("user_id", "game_type"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    game_type: Mapped[str] = mapped_column(String(40))
+    accepts_challenges: Mapped[bool] = mapped_column(Boolean, default=True)
+    game_limit: Mapped[int] = mapped_column(Integer, default=0)  # most active games, 0 = no limit
+    seeking: Mapped[int] = mapped_column(Integer, default=0)  # how many more games wanted
+    subscribes_new_boards: Mapped[bool] = mapped_column(Boolean, default=False)
+    user: Mapped[User] = relationship()
+
+
 class InboundMail(Base):
     """A mail as received; `dedup_key` makes a second delivery of it recognisable."""
 

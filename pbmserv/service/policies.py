@@ -1,0 +1,112 @@
+"""Challenge policy per game type: accept or reject challenges, a limit on
+active games, and how many more games a player seeks."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+from pbmserv.store.models import Board, GamePolicy, User
+
+
+def find_policy(ctx: Context, user: User, game_type: str) -> GamePolicy | None:
+    return ctx.session.scalar(
+        select(GamePolicy).where(GamePolicy.user_id == user.id, GamePolicy.game_type == game_type)
+    )
+
+
+def policy_for(ctx: Context, user: User, game_type: str) -> GamePolicy:
+    """The user's policy for the game type, created with the defaults if there is none yet."""
+    policy = find_policy(ctx, user, game_type)
+    if policy is None:
+        policy = GamePolicy(
+            user_id=user.id, game_type=game_type, accepts_challenges=True, game_limit=0, seeking=0,
+            subscribes_new_boards=False,
+        )
+        ctx.session.add(policy)
+    return policy
+
+
+def counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def active_games(ctx: Context, game: Game, userid: str) -> int:
+    boards = ctx.session.scalars(select(Board).where(Board.game_type == game.name, Board.status == "active"))
+    return sum(1 for board in boards if userid in board.seats)
+
+
+def _sent_by(ctx: Context, user: User) -> bool:
+    return ctx.sender in {address.address for address in user.addresses}
+
+
+def check_challenge(ctx: Context, game: Game, players: list[User]) -> None:
+    """Refuse a challenge that names a player who rejects challenges of this
+    type (unless the challenge comes from that player's own address) or who
+    already plays as many games as their limit."""
+    for user in players:
+        policy = find_policy(ctx, user, game.name)
+        if policy is None:
+            continue
+        if not policy.accepts_challenges and not _sent_by(ctx, user):
+            raise ServiceError(
+                f"{user.userid} does not accept {game.title} challenges.",
+                f"challenge somebody else; {user.userid} can change this with "
+                f"'{game.name} accept {user.userid} password'",
+                game=game.name,
+            )
+        playing = active_games(ctx, game, user.userid)
+        if policy.game_limit and playing >= policy.game_limit:
+            raise ServiceError(
+                f"{user.userid} already plays {counted(playing, f'active {game.title} game')}, "
+                f"the most {user.userid} has chosen to play at once.",
+                f"wait until one of them ends, or ask {user.userid} to raise the limit with "
+                f"'{game.name} limit {user.userid} password number'",
+                game=game.name,
+            )
+
+
+def game_started(ctx: Context, game: Game, players: list[User]) -> None:
+    """A new board counts against what each player seeks."""
+    for user in players:
+        policy = find_policy(ctx, user, game.name)
+        if policy is not None and policy.seeking > 0:
+            policy.seeking -= 1
+
+
+# -- commands ------------------------------------------------------------------
+def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = policy_for(ctx, user, game.name)
+    policy.accepts_challenges = command.accepting
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = policy_for(ctx, user, game.name)
+    policy.game_limit = command.limit
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = policy_for(ctx, user, game.name)
+    policy.seeking = command.count
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+def _policy_reply(ctx: Context, game: Game, user: User, policy: GamePolicy) -> Reply:
+    playing = active_games(ctx, game, user.userid)
+    accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} accept' takes them again)"
+    limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"
+    body = (
+        f"The {game.title} challenge policy of {user.userid}:\n"
+        f"  challenges:  {accepting}\n"
+        f"  limit:       {limit} (playing {playing} now)\n"
+        f"  seeking:     {counted(policy.seeking, 'more game')}\n"
+    )
+    return Reply((ctx.sender,), f"{game.title} policy {user.userid}", body)
