@@ -28,6 +28,7 @@ EMPTY = "."
 EMPTY_GLYPH = (":", ".")  # an empty dark / light square on the board
 DEFAULT_STONES = 40
 #: a square of each side's colour on every board size, for examples in messages
+#: (see Majority._example: another square when this one cannot be played)
 EXAMPLE = ("e5", "d5")
 SIZES = tuple(range(6, 15, 2))
 WIDTH = 72
@@ -302,6 +303,17 @@ class Majority(Game):
         geo = geometry(state.size)
         return geo.index(geo.grid.parse(word))
 
+    def _example(self, state: MajorityState, seat: int) -> str:
+        """A square `seat` could play now, for examples in messages: e5 / d5
+        while empty, else the first empty square of the seat's colour. It
+        leaves out the seat's own hidden square (the help suggests hide e5,
+        and "reveal,e5" would then be a reveal alone), so it is shown only to
+        that seat, or once the hidden stone is revealed."""
+        geo = geometry(state.size)
+        free = [i for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != state.hidden[seat]]
+        preferred = geo.index(geo.grid.parse(EXAMPLE[seat]))
+        return geo.labels[preferred if preferred in free or not free else free[0]]
+
     def _check_colour(self, state: MajorityState, seat: int, square: int, verb: str) -> None:
         geo = geometry(state.size)
         if geo.sides[square] != seat:
@@ -324,7 +336,7 @@ class Majority(Game):
         """The action a text asks for, checked against the rules: ("hide", square),
         ("reveal", None), ("place", square) or ("reveal,place", square)."""
         words = self._words(text)
-        example = EXAMPLE[seat]
+        example = self._example(state, seat)  # the error goes to `seat` only
         if self._in_setup(state):
             if len(words) == 2 and words[0] == "hide":
                 square = self._square(state, words[1])
@@ -536,12 +548,22 @@ class Majority(Game):
                     notes.append(f"{who} has not hidden a stone yet.")
                 elif state.revealed_at[seat] is not None:
                     when = " at the end" if state.revealed_at[seat] == 2 * state.stones else ""
-                    notes.append(f"{who}'s hidden stone on {geo.labels[square]} was revealed{when}.")
+                    note = f"{who}'s hidden stone on {geo.labels[square]} was revealed{when}."
+                    # say why a trick changed hands on the reveal: a line through
+                    # the hidden square that its owner holds was completed with it
+                    kept = [
+                        geo.line_names[line]
+                        for line in geo.lines_through[square]
+                        if state.completed_at[seat][line] is not None and seen.tricks[line].holder == seat
+                    ]
+                    if kept:
+                        note += f" With it {who} completed and holds {name_list(kept)}."
+                    notes.append(note)
                 elif seat == viewer:
                     notes.append(
                         f"Your hidden stone is on {geo.labels[square]}. To reveal it, send reveal "
                         "on your turn (the turn goes on), or reveal and your stone's square "
-                        f"together, like reveal,{EXAMPLE[seat]}."
+                        f"together, like reveal,{self._example(state, seat)}."
                     )
                 else:
                     notes.append(f"{who}'s hidden stone is not revealed yet.")
@@ -574,7 +596,7 @@ class Majority(Game):
             if state.last is not None and state.last[1] == "reveal":
                 notes.append(
                     f"{state.players[mover]} has revealed and now sends the square for this "
-                    f"turn's stone, like {EXAMPLE[mover]}."
+                    f"turn's stone, like {self._example(state, mover)}."
                 )
         return notes
 

@@ -434,6 +434,23 @@ def test_reveal_naming_your_own_hidden_square_is_reveal_alone():
     assert PSYCHE.play(state, WHITE, "reveal a1") == PSYCHE.play(state, WHITE, "reveal")
 
 
+def test_examples_in_messages_name_a_square_the_player_can_play():
+    # The help suggests "hide e5" and "reveal,e5"; a board mail that then
+    # said "reveal,e5" would offer a reveal alone, not a reveal and a stone.
+    state = hidden("e5", "d5")
+    assert "or reveal and your stone's square together, like reveal,b6." in notes(state, WHITE)
+    assert "together, like reveal,a6." in notes(state, BLACK)
+    assert refusal(state, WHITE, "   ") == "Write the square for your stone, like b6."
+    state = run(state, "b6", "c6")
+    assert "like reveal,d6." in notes(state, WHITE)
+    state = PSYCHE.play(state, WHITE, "reveal")
+    assert "alice has revealed and now sends the square for this turn's stone, like d6." in notes(state, None)
+    # e5 and d5 stay the examples while they can be played
+    state = hidden("a1", "b1")
+    assert "like reveal,e5." in notes(state, WHITE) and "like reveal,d5." in notes(state, BLACK)
+    assert refusal(run(state, "c1"), BLACK, "   ") == "Write the square for your stone, like d5."
+
+
 def test_a_bad_combined_move_changes_nothing():
     state = hidden("a1", "d5")
     assert refusal(state, WHITE, "reveal,b1") == "b1 is a light square: White plays on dark squares."
@@ -467,6 +484,8 @@ def test_the_owner_keeps_a_line_by_revealing_on_the_next_move(moves):
     state = run(contested(), *moves)
     for viewer in (None, WHITE, BLACK):
         assert trick(state, viewer, "row 1") == "W"
+        # the mail says why row 1 changed hands
+        assert "hidden stone on a1 was revealed. With it alice completed and holds row 1." in notes(state, viewer)
     state = run(state, "b3")
     assert PSYCHE.outcome(state) is not None
     assert trick(state, None, "row 1") == "W"
@@ -482,6 +501,7 @@ def test_the_owner_loses_the_line_by_moving_without_revealing():
     assert trick(state, None, "row 1") == "B"
     text = PSYCHE.render(state, None)
     assert "alice completed row 1 first with the hidden stone but did not reveal in time" in flat(text)
+    assert "With it" not in flat(text)
 
 
 def test_a_line_the_opponent_completed_first_stays_theirs():
@@ -502,7 +522,7 @@ def test_the_final_reveal_is_in_time_for_a_completion_on_the_very_last_move():
     text = PSYCHE.render(state, None)
     cells = board_cells(text, 6)
     assert (cells["a1"], cells["a6"]) == ("W", "B")
-    assert "alice's hidden stone on a1 was revealed at the end." in flat(text)
+    assert "alice's hidden stone on a1 was revealed at the end. With it alice completed and holds row 1." in flat(text)
 
 
 def test_the_final_reveal_is_late_once_the_owner_has_played_past_the_deadline():
