@@ -40,6 +40,13 @@ class Settings:
     extra_games: tuple[str, ...] = field(default_factory=tuple)
     #: userids that may `broadcast` to every user
     admins: tuple[str, ...] = field(default_factory=tuple)
+    #: days a board waits for a move before a reminder, and before a forfeit, unless the challenge says otherwise
+    nagtime: int = 7
+    forfeittime: int = 21
+    #: vacation days each player may take per calendar year
+    vacation_days: int = 30
+    #: seconds between two passes of reminders and forfeits in `serve`
+    timer_seconds: float = 3600.0
 
 
 #: TOML section and key for each setting, and the environment variable that overrides it
@@ -63,6 +70,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "recent_moves": ("games", "recent_moves", "PBMSERV_RECENT_MOVES"),
     "extra_games": ("games", "extra", "PBMSERV_EXTRA_GAMES"),
     "admins": ("games", "admins", "PBMSERV_ADMINS"),
+    "nagtime": ("games", "nagtime", "PBMSERV_NAGTIME"),
+    "forfeittime": ("games", "forfeittime", "PBMSERV_FORFEITTIME"),
+    "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
+    "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
 }
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")

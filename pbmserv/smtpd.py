@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from typing import Protocol
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -53,7 +54,8 @@ class IntakeHandler:
 
 
 class Worker:
-    """Processes inbound mail in arrival order and works the outbox, woken by
+    """Processes inbound mail in arrival order, works the outbox and, every
+    `timer_seconds`, sends reminders and forfeits late games; woken by
     `wake` (set on new mail) or every `poll_seconds`, until `stop` is set.
     `wake` and `stop` may be threading or multiprocessing events."""
 
@@ -75,12 +77,17 @@ class Worker:
             self._thread.join(timeout=30)
 
     def run(self, parent_pid: int | None = None) -> None:
+        timers_due = time.monotonic()
         while not self.stopping.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:
                 log.warning("the serving process is gone; worker stops")
                 return
             try:
                 self.runtime.processor.process_pending()
+                if time.monotonic() >= timers_due:
+                    timers_due = time.monotonic() + self.runtime.settings.timer_seconds
+                    for line in self.runtime.processor.run_timers():
+                        log.info("timers: %s", line)
                 self.runtime.delivery.deliver_due()
             except Exception:
                 log.exception("worker round failed; retrying")

@@ -12,6 +12,10 @@ A transcript file is a sequence of blocks:
                                     then the whole body
     Welcome, alice. ...
 
+A line `=== cleanup after 7 days` instead of a mail moves the clock on by
+that many days and runs one pass of reminders and forfeits (`pbmserv-admin
+cleanup`); the mails it sent follow as `--- out` blocks.
+
 Lines starting with `#` before the first block describe the transcript; a
 line `# games: majorities synch` names the games the server offers besides
 the test game `toy` (so that installing a new game changes no transcript);
@@ -33,6 +37,7 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 
 IN = "=== in"
+CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
 OUT = re.compile(r"^--- out to (\S+)$")
 SHOWN_HEADERS = ("Subject", "In-Reply-To", "Auto-Submitted")
 
@@ -63,9 +68,9 @@ def read(text: str) -> Transcript:
     current: list[str] | None = None
     in_output = False
     for line in text.splitlines():
-        if line == IN:
+        if line == IN or CLEANUP.match(line):
             current = []
-            inputs.append("")
+            inputs.append("" if line == IN else line + "\n")
             in_output = False
             continue
         if OUT.match(line):
@@ -107,10 +112,16 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
     blocks = ["\n".join(transcript.preamble).rstrip("\n")]
     for number, mail in enumerate(transcript.inputs, start=1):
         runtime.clock.advance(minutes=10)  # type: ignore[attr-defined]  (stays under the hourly reply caps)
-        runtime.processor.store(complete_mail(mail, number, runtime))
-        runtime.processor.process_pending()
+        cleanup = CLEANUP.match(mail.splitlines()[0])
+        if cleanup:
+            runtime.clock.advance(days=int(cleanup.group(1)))  # type: ignore[attr-defined]
+            runtime.processor.run_timers()
+            blocks.append(cleanup.group(0))
+        else:
+            runtime.processor.store(complete_mail(mail, number, runtime))
+            runtime.processor.process_pending()
+            blocks.append(IN + "\n" + mail.rstrip("\n"))
         backend.sent.clear()
         runtime.delivery.deliver_due()
-        blocks.append(IN + "\n" + mail.rstrip("\n"))
         blocks += [render_delivered(recipient, raw) for recipient, raw in backend.sent]
     return "\n\n".join(block for block in blocks if block) + "\n"

@@ -231,6 +231,18 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...], all_dead: bool) -> No
 
 @cli.command()
 @click.pass_context
+def cleanup(ctx: click.Context) -> None:
+    """One pass of reminders and forfeits for late moves; prints what it did.
+
+    The mails wait in the outbox for `pbmserv deliver` (or `serve`)."""
+    report = _runtime(ctx).processor.run_timers()
+    for line in report:
+        click.echo(line)
+    click.echo(f"{len(report)} reminder(s), forfeit(s) and vacation end(s)")
+
+
+@cli.command()
+@click.pass_context
 def stats(ctx: click.Context) -> None:
     """Counts of users, boards and mail."""
     runtime = _runtime(ctx)

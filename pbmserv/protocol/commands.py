@@ -79,6 +79,15 @@ class AllShow(Command):
     which: str = "active"
 
 
+@dataclass(frozen=True)
+class Vacation(Command):
+    """`vacation uid pw on|off`: no nags and no forfeits for the user while on."""
+
+    userid: str
+    password: str
+    on: bool
+
+
 # -- per-game commands ------------------------------------------------------
 @dataclass(frozen=True)
 class GameCommand(Command):
@@ -212,3 +221,15 @@ class SetSeek(GameCommand):
     userid: str
     password: str
     count: int
+
+
+@dataclass(frozen=True)
+class Standings(GameCommand):
+    """`GAME standings` (or `GAME ratings`): the rating table of the game type."""
+
+
+@dataclass(frozen=True)
+class History(GameCommand):
+    """`GAME history [uid]`: finished boards, newest first."""
+
+    userid: str | None = None

@@ -25,6 +25,7 @@ from pbmserv.protocol.commands import (
     Command,
     GameHelp,
     Help,
+    History,
     ListBoards,
     ListGames,
     Message,
@@ -39,8 +40,10 @@ from pbmserv.protocol.commands import (
     ShowUsers,
     Signoff,
     Signup,
+    Standings,
     Subscribe,
     Unsubscribe,
+    Vacation,
 )
 from pbmserv.protocol.errors import (
     BadArgument,
@@ -63,6 +66,7 @@ GLOBAL_SYNTAX = {
     "message": "message userid password to-userid...   (the body is the message)",
     "broadcast": "broadcast userid password   (the body is the message; admins only)",
     "all": "all show userid [active|next]",
+    "vacation": "vacation userid password on|off",
     "multiple": "multiple   (in the Subject; then one command per body line)",
 }
 
@@ -83,6 +87,9 @@ GAME_SYNTAX = {
     "reject": "GAME reject userid password",
     "limit": "GAME limit userid password number",
     "seek": "GAME seek userid password number",
+    "standings": "GAME standings",
+    "ratings": "GAME ratings",
+    "history": "GAME history [userid]",
 }
 
 #: the largest numbers `limit` and `seek` take
@@ -173,7 +180,7 @@ def parse_command(text: str, games: Collection[str]) -> Command:
 _PASSWORD_POSITIONS = {
     ("signup",): (2,), ("add",): (2,), ("signoff",): (2,), ("delete",): (2,),
     ("change", "password"): (3, 4), ("change", "address"): (3,),
-    ("message",): (2,), ("broadcast",): (2,),
+    ("message",): (2,), ("broadcast",): (2,), ("vacation",): (2,),
 }
 _GAME_PASSWORD_POSITIONS = {
     "move": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
@@ -263,6 +270,14 @@ def _all(args: list[str]) -> Command:
     return AllShow(_userid(userid, syntax), rest[0] if rest else "active")
 
 
+def _vacation(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["vacation"]
+    userid, password, switch = _exactly(args, ("userid", "password", "'on' or 'off'"), syntax)
+    if switch.lower() not in ("on", "off"):
+        raise BadArgument(f"'vacation' ends with 'on' or 'off', not '{switch}'.", syntax)
+    return Vacation(_userid(userid, syntax), password, switch.lower() == "on")
+
+
 _GLOBAL_PARSERS = {
     "help": _help,
     "signup": _signup,
@@ -272,6 +287,7 @@ _GLOBAL_PARSERS = {
     "message": _message,
     "broadcast": _broadcast,
     "all": _all,
+    "vacation": _vacation,
 }
 
 
@@ -303,8 +319,8 @@ def _parse_game_command(game: str, args: list[str], text: str) -> Command:
     if verb == "games":
         userids, which = _users_and_filter(game, rest, syntax)
         return ListBoards(game, userids, which)
-    if verb in _SOCIAL_PARSERS:
-        return _SOCIAL_PARSERS[verb](game, rest, syntax)
+    if verb in _GAME_PARSERS:
+        return _GAME_PARSERS[verb](game, rest, syntax)
     commands = ", ".join(sorted(GAME_SYNTAX))
     raise UnknownCommand(
         f"'{args[0]}' is not a {game} command.",
@@ -411,7 +427,19 @@ def _seek(game: str, args: list[str], syntax: str) -> Command:
     return SetSeek(game, _userid(userid, syntax, game), password, count)
 
 
-_SOCIAL_PARSERS = {
+def _standings(game: str, args: list[str], syntax: str) -> Command:
+    if args:
+        raise BadArgument(f"'{args[0]}' is one word too many: the table has every player.", syntax, game)
+    return Standings(game)
+
+
+def _history(game: str, args: list[str], syntax: str) -> Command:
+    if len(args) > 1:
+        raise BadArgument(f"'{args[1]}' is one word too many: 'history' takes at most one userid.", syntax, game)
+    return History(game, _userid(args[0], syntax, game) if args else None)
+
+
+_GAME_PARSERS = {
     "showas": _showas,
     "subscribe": partial(_on_board, Subscribe, True),
     "unsubscribe": partial(_on_board, Unsubscribe, True),
@@ -421,6 +449,9 @@ _SOCIAL_PARSERS = {
     "reject": partial(_accepting, False),
     "limit": _limit,
     "seek": _seek,
+    "standings": _standings,
+    "ratings": _standings,
+    "history": _history,
 }
 
 

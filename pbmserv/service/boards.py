@@ -19,16 +19,15 @@ from pbmserv.protocol.commands import (
     ShowBoards,
     ShowUsers,
 )
-from pbmserv.service import policies, subscriptions, views
+from pbmserv.service import policies, ratings, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store.models import Board
 from pbmserv.store.models import Move as MoveRow
 
 FIRST_BOARD = 101
-DEFAULT_TIMERS = {"nagtime": 7, "forfeittime": 21}
 #: moves the server records itself; games never see them
-SERVER_MOVES = ("resign",)
+SERVER_MOVES = ("resign", "forfeit")
 
 
 def syntax(game: str, verb: str) -> str:
@@ -131,7 +130,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         game_type=game.name,
         board=number,
         options=options,
-        timers={**DEFAULT_TIMERS, **dict(command.timers)},
+        timers={"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **dict(command.timers)},
         seats=players,
         state=game.encode(state),
         move_count=0,
@@ -213,8 +212,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
     board.state = game.encode(new_state)
     outcome = game.outcome(new_state)
     if outcome is not None:
-        board.status = "finished"
-        board.result = {"winners": list(outcome.winners), "scores": list(outcome.scores) if outcome.scores else None, "reason": outcome.reason}
+        finish(ctx, board, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
     return mails_to_players(ctx, game, board, new_state, commenter=user.userid)
 
 
@@ -228,12 +226,22 @@ def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
     return end_by_resignation(ctx, game, board, seat, f"{user.userid} resigned", commenter=user.userid)
 
 
-def end_by_resignation(ctx: Context, game: Game, board: Board, seat: int, reason: str, commenter: str = "") -> list[Reply]:
+def end_by_resignation(
+    ctx: Context, game: Game, board: Board, seat: int, reason: str, commenter: str = "", move: str = "resign",
+) -> list[Reply]:
+    """`seat` loses the board by `move` (a server move: resign, forfeit)."""
     state = game.decode(board.state)
-    _record(ctx, board, seat, "resign", False)
-    board.status = "finished"
-    board.result = {"winners": [s for s in range(len(board.seats)) if s != seat], "scores": None, "reason": reason}
+    _record(ctx, board, seat, move, False)
+    finish(ctx, board, [s for s in range(len(board.seats)) if s != seat], None, reason)
     return mails_to_players(ctx, game, board, state, commenter=commenter)
+
+
+def finish(ctx: Context, board: Board, winners: list[int], scores: list[Any] | None, reason: str) -> None:
+    """The board is over: keep its result, with the rating changes it caused."""
+    board.status = "finished"
+    board.result = {
+        "winners": winners, "scores": scores, "reason": reason, "ratings": ratings.rate_board(ctx, board, winners),
+    }
 
 
 # -- queries -------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbmserv.protocol import commands as c
-from pbmserv.service import accounts, boards, help, policies, social
+from pbmserv.service import accounts, boards, help, policies, ratings, social, timers
 from pbmserv.service.context import Context, Reply
 
 _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
@@ -19,6 +19,7 @@ _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
     c.AllShow: boards.all_show,
     c.Message: social.message,
     c.Broadcast: social.broadcast,
+    c.Vacation: timers.vacation,
 }
 
 _GAME: dict[type, Callable] = {
@@ -36,6 +37,8 @@ _GAME: dict[type, Callable] = {
     c.SetAccepting: policies.set_accepting,
     c.SetLimit: policies.set_limit,
     c.SetSeek: policies.set_seek,
+    c.Standings: ratings.standings,
+    c.History: ratings.history,
 }
 
 

@@ -22,6 +22,7 @@ from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, encoded_subject, text_message
 from pbmserv.protocol import ParseError, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
+from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
@@ -142,6 +143,17 @@ class Processor:
         if secrets:
             row.raw = masked_copy(mail, secrets)
 
+    def run_timers(self) -> list[str]:
+        """One pass of reminders and forfeits (and of vacations that ran out),
+        in one transaction with its mails; returns a line for each thing done."""
+        now = self.clock()
+        with self.sessions.begin() as session:
+            ctx = Context(session, self.settings, self.catalog, self.passwords, now, "")
+            replies, report = timers.run(ctx)
+            for reply in replies:
+                self._queue(session, None, None, reply, now)
+        return report
+
     def _run_line(self, session: Session, mail: IncomingMail, line, comment: str, now: datetime, secrets) -> list[Reply]:  # type: ignore[no-untyped-def]
         ctx = Context(session, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
         if line.error is not None:
@@ -168,14 +180,17 @@ class Processor:
         )
         return (recent or 0) >= cap
 
-    def _queue(self, session: Session, row: InboundMail, mail: IncomingMail, reply: Reply, now: datetime) -> None:
+    def _queue(
+        self, session: Session, row: InboundMail | None, mail: IncomingMail | None, reply: Reply, now: datetime,
+    ) -> None:
+        """Put the reply in the outbox, as an answer to `mail` (None: a mail of the server's own)."""
         for recipient in dict.fromkeys(reply.recipients):
             message_id, raw = compose(
-                sender=self.settings.address, recipient=recipient, subject=reply.subject,
-                body=reply.body, date=now, in_reply_to=mail.message_id, references=mail.references,
+                sender=self.settings.address, recipient=recipient, subject=reply.subject, body=reply.body, date=now,
+                in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
             )
             session.add(OutboxMail(
-                created_at=now, inbound_id=row.id, recipient=recipient,
+                created_at=now, inbound_id=row.id if row else None, recipient=recipient,
                 message_id=message_id, raw=raw,
                 status="pending", kind=reply.kind, attempts=0, next_try_at=now, last_error="",
             ))

@@ -55,6 +55,18 @@ def status_line(game: Game, board: Board, state: Any) -> str:
     return f"It is {names_and([name + chr(39) + 's' for name in names])} turn."
 
 
+def rating_lines(board: Board) -> list[str]:
+    """The rating changes a finished board caused: "alice 1600 -> 1616 (+16)"."""
+    changes = (board.result or {}).get("ratings", [])
+    if not changes:
+        return []
+    return ["Rating changes:"] + [
+        f"  {c['userid']} {c['before']} -> {c['after']} ({c['after'] - c['before']:+d}"
+        + (", provisional)" if c["provisional"] else ")")
+        for c in changes
+    ]
+
+
 def short_status(game: Game, board: Board, state: Any) -> str:
     if board.result is not None:
         winners = [board.seats[seat] for seat in board.result["winners"]]
@@ -110,6 +122,7 @@ def board_mail(
     if lead:
         parts.append(lead)
     parts.append(status_line(game, board, state))
+    parts += rating_lines(board)
     parts.append("")
     parts.append(move_list(board, moves, viewer, None if board.result is not None else recent))
     parts.append("")

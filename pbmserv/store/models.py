@@ -74,6 +74,8 @@ class Board(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     version: Mapped[int] = mapped_column(Integer, nullable=False)
+    #: when the player to move was last reminded (`cleanup`); None = not since the last move
+    nagged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     moves: Mapped[list[Move]] = relationship(
         back_populates="board_row", order_by="Move.number", cascade="all, delete-orphan"
     )
@@ -126,6 +128,38 @@ class GamePolicy(Base):
     seeking: Mapped[int] = mapped_column(Integer, default=0)  # how many more games wanted
     subscribes_new_boards: Mapped[bool] = mapped_column(Boolean, default=False)
     user: Mapped[User] = relationship()
+
+
+class Rating(Base):
+    """A user's rating and record in one game type, from finished boards."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("user_id", "game_type"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    game_type: Mapped[str] = mapped_column(String(40))
+    rating: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    lost: Mapped[int] = mapped_column(Integer, default=0)
+    drawn: Mapped[int] = mapped_column(Integer, default=0)
+    last_game_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    user: Mapped[User] = relationship()
+
+    @property
+    def games(self) -> int:
+        return self.won + self.lost + self.drawn
+
+
+class Vacation(Base):
+    """A time in which the server neither nags nor forfeits the user; `ended_at` is None while it lasts."""
+
+    __tablename__ = "vacations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class InboundMail(Base):

@@ -1,0 +1,160 @@
+"""Ratings per game type, pbmserv style: every player starts at 1600; their
+first 20 finished boards of a type are provisional (the USCF performance
+average), after that Elo with K = 32. Also the `standings` (= `ratings`) table
+and the `history` of finished boards."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import History, Standings
+from pbmserv.service import policies, views
+from pbmserv.service.context import Context, Reply, as_utc
+from pbmserv.store.models import Board, GamePolicy, Rating, User
+
+START_RATING = 1600
+PROVISIONAL_GAMES = 20
+K_FACTOR = 32
+#: a player without a finished board of the type for this long is listed as inactive
+INACTIVE_DAYS = 180
+
+
+def expected_score(rating: float, opponent: float) -> float:
+    return 1 / (1 + 10 ** ((opponent - rating) / 400))
+
+
+def new_rating(rating: int, games: int, results: list[tuple[int, float]]) -> int:
+    """The rating after one board. `games` is how many rated boards the player
+    finished before it, `results` holds (opponent's rating, score: 1 won,
+    0.5 drawn, 0 lost) against each opponent on the board.
+
+    Provisional (fewer than 20 games before): the average of the earlier
+    rating, weighted by its games plus one (the start rating counts as one
+    game played at 1600, which keeps the first results from swinging the
+    rating by 400), and this board's performance (the opponents' average
+    rating, +400 for a win, -400 for a loss); a win never lowers and a loss
+    never raises it. Established: Elo, K = 32 shared
+    among the opponents."""
+    if games < PROVISIONAL_GAMES:
+        performance = sum(opponent + 400 * (2 * score - 1) for opponent, score in results) / len(results)
+        value = (rating * (games + 1) + performance) / (games + 2)
+        net = sum(2 * score - 1 for _, score in results)
+        if net > 0:
+            value = max(value, rating)
+        elif net < 0:
+            value = min(value, rating)
+    else:
+        value = rating + K_FACTOR / len(results) * sum(
+            score - expected_score(rating, opponent) for opponent, score in results
+        )
+    return round(value)
+
+
+def pair_score(seat: int, other: int, winners: list[int]) -> float:
+    """The score of `seat` against `other`: a winner beats a non-winner; otherwise a draw."""
+    return 0.5 + ((seat in winners) - (other in winners)) / 2
+
+
+def rate_board(ctx: Context, board: Board, winners: list[int]) -> list[dict[str, Any]]:
+    """Rate the finished board (a resignation or forfeit is a loss); returns
+    each player's rating before and after, as the board's result keeps them."""
+    users = {u.userid: u for u in ctx.session.scalars(select(User).where(User.userid.in_(board.seats)))}
+    rows = [_rating_of(ctx, users[userid], board.game_type) for userid in board.seats]
+    seats = range(len(board.seats))
+    after = [
+        new_rating(row.rating, row.games, [(rows[o].rating, pair_score(s, o, winners)) for o in seats if o != s])
+        for s, row in zip(seats, rows)
+    ]
+    changes = []
+    for seat, row in enumerate(rows):
+        before, row.rating, row.last_game_at = row.rating, after[seat], ctx.now
+        if not winners or len(winners) == len(rows):
+            row.drawn += 1
+        elif seat in winners:
+            row.won += 1
+        else:
+            row.lost += 1
+        changes.append({
+            "userid": board.seats[seat], "before": before, "after": row.rating,
+            "provisional": row.games < PROVISIONAL_GAMES,
+        })
+    return changes
+
+
+def _rating_of(ctx: Context, user: User, game_type: str) -> Rating:
+    row = ctx.session.scalar(select(Rating).where(Rating.user_id == user.id, Rating.game_type == game_type))
+    if row is None:
+        row = Rating(user_id=user.id, game_type=game_type, rating=START_RATING, won=0, lost=0, drawn=0, last_game_at=ctx.now)
+        ctx.session.add(row)
+    return row
+
+
+# -- standings -------------------------------------------------------------------
+_COLUMNS = f"  {'Player':<20} {'Rating':>6} {'Won':>5} {'Lost':>5} {'Drawn':>5} {'Active':>7} {'Seeking':>7}"
+
+
+def standings(ctx: Context, game: Game, command: Standings) -> list[Reply]:
+    """Every rated player of the game type and every player seeking games, by
+    rating, in three groups: established, provisional, inactive."""
+    rated = {r.user.userid: r for r in ctx.session.scalars(select(Rating).where(Rating.game_type == game.name))}
+    policy_of = {p.user.userid: p for p in ctx.session.scalars(select(GamePolicy).where(GamePolicy.game_type == game.name))}
+    seekers = [userid for userid, p in policy_of.items() if p.seeking > 0 and userid not in rated]
+    playing: dict[str, int] = {}
+    for board in ctx.session.scalars(select(Board).where(Board.game_type == game.name, Board.status == "active")):
+        for userid in board.seats:
+            playing[userid] = playing.get(userid, 0) + 1
+    inactive_since = ctx.now - timedelta(days=INACTIVE_DAYS)
+    groups: dict[str, list[str]] = {"established": [], "provisional": [], "inactive": []}
+    entries = [(r.rating, userid, r) for userid, r in rated.items()] + [(START_RATING, u, None) for u in seekers]
+    for rating, userid, row in sorted(entries, key=lambda e: (-e[0], e[1])):
+        policy = policy_of.get(userid)
+        limit = policy.game_limit if policy and policy.game_limit else "-"
+        record = (row.won, row.lost, row.drawn) if row else (0, 0, 0)
+        line = (
+            f"  {userid:<20} {rating:>6} {record[0]:>5} {record[1]:>5} {record[2]:>5} "
+            f"{f'{playing.get(userid, 0)}/{limit}':>7} {policy.seeking if policy else 0:>7}"
+        )
+        if row is not None and as_utc(row.last_game_at) < inactive_since:
+            groups["inactive"].append(line)
+        elif row is not None and row.games >= PROVISIONAL_GAMES:
+            groups["established"].append(line)
+        else:
+            groups["provisional"].append(line)
+    headings = {
+        "established": f"Established ({PROVISIONAL_GAMES} or more rated games):",
+        "provisional": f"Provisional (fewer than {PROVISIONAL_GAMES} rated games):",
+        "inactive": f"Inactive (no finished game for {INACTIVE_DAYS} days):",
+    }
+    lines = [f"{game.title} standings: {policies.counted(len(entries), 'player')}.", "", _COLUMNS]
+    for group, found in groups.items():
+        lines += ["", headings[group], *(found or ["  none"])]
+    lines += ["", views.wrap(
+        f"Everybody starts at {START_RATING}. Active is active games/limit ('-' = no limit); "
+        f"Seeking is how many more games the player looks for ('{game.name} seek').", hang="",
+    )]
+    return [Reply((ctx.sender,), f"{game.title} standings", "\n".join(lines) + "\n")]
+
+
+# -- history -----------------------------------------------------------------------
+def history(ctx: Context, game: Game, command: History) -> list[Reply]:
+    """The finished boards of the type (of one player, if named), newest first."""
+    query = select(Board).where(Board.game_type == game.name, Board.status == "finished")
+    if command.userid is not None:
+        ctx.known_user(command.userid)
+    finished = [
+        b for b in ctx.session.scalars(query.order_by(Board.updated_at.desc(), Board.board.desc()))
+        if command.userid is None or command.userid in b.seats
+    ]
+    who = f" of {command.userid}" if command.userid else ""
+    lines = [f"{game.title}: finished boards{who}, newest first: {len(finished) or 'none'}."]
+    if finished:
+        lines += ["", f"{'Board':>5}  {'Ended':<10}  Players: result"]
+        for b in finished:
+            result = views.short_status(game, b, None)
+            lines.append(views.wrap(f"{b.board:>5}  {b.updated_at:%Y-%m-%d}  {' vs '.join(b.seats)}: {result} ({b.result['reason']})", hang=" " * 19))
+    subject = f"{game.title} history {command.userid or ''}".rstrip()
+    return [Reply((ctx.sender,), subject, "\n".join(lines) + "\n")]

@@ -1,0 +1,163 @@
+"""Timers: a nag mail to a player whose move is `nagtime` days late (again
+every `nagtime` days), a forfeit at `forfeittime` days, and `vacation`,
+which stops both for a player within a yearly allowance of days."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import Vacation as VacationCommand
+from pbmserv.service import boards, views
+from pbmserv.service.context import Context, Reply, as_utc
+from pbmserv.service.errors import ServiceError
+from pbmserv.service.policies import counted
+from pbmserv.store.models import Board, User, Vacation
+
+DAY = timedelta(days=1)
+
+
+# -- vacation ----------------------------------------------------------------------
+def vacation_days_used(vacations: list[Vacation], year: int, now: datetime) -> int:
+    """Days used in `year`: every started 24 hours of a vacation count as a day,
+    charged to the calendar year (UTC) in which the vacation began."""
+    used = 0
+    for vacation in vacations:
+        started = as_utc(vacation.started_at)
+        if started.year == year:
+            ended = as_utc(vacation.ended_at) if vacation.ended_at else now
+            used += max(1, math.ceil((ended - started) / DAY))
+    return used
+
+
+def _vacations(ctx: Context, user_id: int) -> list[Vacation]:
+    return list(ctx.session.scalars(select(Vacation).where(Vacation.user_id == user_id).order_by(Vacation.started_at)))
+
+
+def _open(vacations: list[Vacation]) -> Vacation | None:
+    return next((v for v in vacations if v.ended_at is None), None)
+
+
+def vacation_end(ctx: Context, vacations: list[Vacation], vacation: Vacation) -> datetime:
+    """When a running vacation ends by itself: when the year's allowance is used up."""
+    started = as_utc(vacation.started_at)
+    earlier = [v for v in vacations if v is not vacation]
+    left = ctx.settings.vacation_days - vacation_days_used(earlier, started.year, started)
+    return started + left * DAY
+
+
+def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    vacations = _vacations(ctx, user.id)
+    running = _open(vacations)
+    allowance = ctx.settings.vacation_days
+    usage = f"vacation {user.userid} password {'off' if command.on else 'on'}"
+    if command.on:
+        if running is not None:
+            raise ServiceError(f"{user.userid} is on vacation already.", f"'{usage}' ends it")
+        left = allowance - vacation_days_used(vacations, ctx.now.year, ctx.now)
+        if left <= 0:
+            raise ServiceError(
+                f"{user.userid} has used all {allowance} vacation days of {ctx.now.year}.",
+                "the allowance starts again on 1 January; until then, move or resign",
+            )
+        ctx.session.add(Vacation(user_id=user.id, started_at=ctx.now, ended_at=None))
+        text = (
+            f"{user.userid} is on vacation from now: no reminders and no forfeits on {user.userid}'s boards "
+            f"until '{usage}', at the latest on {ctx.now + left * DAY:%Y-%m-%d %H:%M} UTC, when the {left} "
+            f"vacation days left of {ctx.now.year} are used up. Every started day counts."
+        )
+    else:
+        if running is None:
+            raise ServiceError(f"{user.userid} is not on vacation.", f"'{usage}' starts one")
+        running.ended_at = min(ctx.now, vacation_end(ctx, vacations, running))
+        left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
+        text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
+    recipients = tuple(dict.fromkeys([*(a.address for a in user.addresses), ctx.sender]))
+    return [Reply(recipients, f"pbmserv vacation {user.userid}", views.wrap(text, hang="") + "\n")]
+
+
+# -- the timer pass ------------------------------------------------------------------
+def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
+    """End the vacations that used up the year's allowance, telling their players."""
+    replies, report = [], []
+    running_vacations = select(Vacation).where(Vacation.ended_at.is_(None)).with_for_update()
+    for running in list(ctx.session.scalars(running_vacations)):
+        ends = vacation_end(ctx, _vacations(ctx, running.user_id), running)
+        if ends <= ctx.now:
+            running.ended_at = ends
+            user = ctx.session.get(User, running.user_id)
+            report.append(f"vacation of {user.userid} ended: allowance used up")
+            text = f"The vacation of {user.userid} has ended: the vacation days of {ends.year} are used up."
+            replies.append(Reply(tuple(a.address for a in user.addresses), f"pbmserv vacation {user.userid}", text + "\n", "board"))
+    return replies, report
+
+
+def lateness(ctx: Context, board: Board, userid: str) -> timedelta | None:
+    """How long the board has waited for the player's move, vacations not
+    counted; None while the player is on vacation."""
+    since = as_utc(board.updated_at)
+    user = ctx.known_user(userid)
+    away = timedelta()
+    for v in _vacations(ctx, user.id):
+        if v.ended_at is None:
+            return None
+        away += max(min(as_utc(v.ended_at), ctx.now) - max(as_utc(v.started_at), since), timedelta())
+    return ctx.now - since - away
+
+
+def _nag_due(ctx: Context, board: Board, late: timedelta, nag_days: int) -> bool:
+    if late < nag_days * DAY:
+        return False
+    nagged = as_utc(board.nagged_at) if board.nagged_at else None
+    return nagged is None or nagged <= as_utc(board.updated_at) or ctx.now - nagged >= nag_days * DAY
+
+
+def run(ctx: Context) -> tuple[list[Reply], list[str]]:
+    """One pass over the running boards: forfeit or nag the players who are
+    late. Returns the mails and a line for each thing done."""
+    replies, report = end_used_up_vacations(ctx)
+    query = select(Board).where(Board.status == "active").order_by(Board.game_type, Board.board).with_for_update()
+    for board in list(ctx.session.scalars(query)):
+        if board.game_type not in ctx.catalog:
+            continue
+        game = ctx.catalog.get(board.game_type)
+        state = game.decode(board.state)
+        nag_days, forfeit_days = board.timers["nagtime"], board.timers["forfeittime"]
+        late = {
+            seat: time for seat in sorted(game.to_move(state))
+            if (time := lateness(ctx, board, board.seats[seat])) is not None
+        }
+        forfeiting = [seat for seat, time in late.items() if time >= forfeit_days * DAY]
+        if forfeiting:
+            userid = board.seats[forfeiting[0]]
+            reason = f"{userid} did not move within {counted(forfeit_days, 'day')} and forfeited"
+            replies += boards.end_by_resignation(ctx, game, board, forfeiting[0], reason, move="forfeit")
+            report.append(f"{game.name} board {board.board}: {reason}")
+            continue
+        nagged = [seat for seat, time in late.items() if _nag_due(ctx, board, time, nag_days)]
+        for seat in nagged:
+            replies.append(_nag(ctx, game, board, state, seat, late[seat], forfeit_days))
+            report.append(f"{game.name} board {board.board}: reminded {board.seats[seat]} ({counted(late[seat].days, 'day')} late)")
+        if nagged:
+            board.nagged_at = ctx.now
+    return replies, report
+
+
+def _nag(ctx: Context, game: Game, board: Board, state: Any, seat: int, late: timedelta, forfeit_days: int) -> Reply:
+    userid = board.seats[seat]
+    deadline = ctx.now + (forfeit_days * DAY - late)
+    text = views.wrap(
+        f"Reminder: {game.title} Board {board.board} has waited {counted(late.days, 'day')} for your move, {userid}. "
+        f"Without a move by {deadline:%Y-%m-%d %H:%M} UTC the game is forfeited. "
+        f"'vacation {userid} password on' pauses reminders and forfeits while you are away.", hang="",
+    )
+    board_text = views.board_mail(
+        game, board, boards.moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves,
+    )
+    recipients = ctx.addresses([userid])[userid]
+    return Reply(recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", "board")

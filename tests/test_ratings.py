@@ -1,0 +1,142 @@
+"""Ratings: the formulas, the commands, and at the service level what the transcript does
+not show — established players, draws, forfeits by signing off, inactive
+players, and nothing changed by a refused command."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from pbmserv.protocol import ParseError, parse_command, probable_passwords
+from pbmserv.protocol.commands import History, Standings
+from pbmserv.runtime import Runtime
+from pbmserv.service.ratings import new_rating, pair_score
+from pbmserv.store.models import Rating, User
+from tests.mailtools import body, send
+
+DRAWN_GAME = ("a3", "b3", "c3", "a2", "b2", "a1", "c2", "c1", "b1")
+
+
+# -- formulas ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("rating", "games", "results", "expected"),
+    [
+        (1600, 20, [(1600, 1.0)], 1616),  # Elo, K = 32
+        (1600, 20, [(1600, 0.0)], 1584),
+        (1600, 20, [(1600, 0.5)], 1600),
+        (1600, 25, [(2000, 1.0)], 1629),  # an upset wins more
+        (2000, 25, [(1600, 1.0)], 2003),
+        (1600, 0, [(1600, 1.0)], 1800),  # provisional: (1600 + 2000) / 2
+        (1600, 0, [(1600, 0.0)], 1400),
+        (1600, 0, [(1600, 0.5)], 1600),
+        (1800, 1, [(1400, 1.0)], 1800),  # a win never lowers a provisional rating
+        (1400, 1, [(1800, 0.0)], 1400),  # a loss never raises it
+        (1500, 4, [(1700, 0.5)], 1533),  # (1500 * 5 + 1700) / 6
+        (1600, 0, [(1600, 1.0), (1600, 0.5)], 1700),  # three players: the average performance
+    ],
+)
+def test_new_rating(rating: int, games: int, results: list[tuple[int, float]], expected: int) -> None:
+    assert new_rating(rating, games, results) == expected
+
+
+def test_pair_scores() -> None:
+    assert (pair_score(0, 1, [0]), pair_score(1, 0, [0])) == (1.0, 0.0)
+    assert pair_score(0, 1, []) == 0.5
+    assert (pair_score(0, 1, [0, 1]), pair_score(0, 2, [0, 1])) == (0.5, 1.0)
+
+
+# -- commands ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("toy standings", Standings("toy")),
+        ("toy RATINGS", Standings("toy")),
+        ("toy history", History("toy", None)),
+        ("toy history Alice", History("toy", "alice")),
+    ],
+)
+def test_parses(text: str, expected: object) -> None:
+    assert parse_command(text, ("toy",)) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["toy standings all", "toy history alice bob", "toy history a"],
+)
+def test_refuses(text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_command(text, ("toy",))
+
+
+def test_no_passwords_in_the_queries() -> None:
+    assert probable_passwords("toy history alice") == ()
+    assert probable_passwords("toy standings") == ()
+
+
+# -- the service ------------------------------------------------------------------
+@pytest.fixture
+def players(runtime: Runtime) -> Runtime:
+    for userid in ("alice", "bob", "carol"):
+        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+    return runtime
+
+
+def ratings_of(runtime: Runtime) -> dict[str, tuple[int, int, int, int]]:
+    with runtime.sessions() as session:
+        return {r.user.userid: (r.rating, r.won, r.lost, r.drawn) for r in session.scalars(select(Rating))}
+
+
+def test_established_players_get_elo(players: Runtime) -> None:
+    with players.sessions.begin() as session:
+        for user in session.scalars(select(User).where(User.userid.in_(["alice", "bob"]))):
+            session.add(Rating(user_id=user.id, game_type="toy", rating=1600, won=10, lost=10, drawn=0,
+                               last_game_at=players.clock()))
+    send(players, "alice@example.org", "toy challenge alice bob")
+    replies = dict(send(players, "bob@example.org", "toy resign 101 bob bob-pw"))
+    assert "alice 1600 -> 1616 (+16)\n  bob 1600 -> 1584 (-16)\n" in body(replies["alice@example.org"])
+    assert ratings_of(players) == {"alice": (1616, 11, 10, 0), "bob": (1584, 10, 11, 0)}
+    [(_, table)] = send(players, "carol@example.org", "toy standings")
+    established = body(table).split("Established")[1].split("Provisional")[0]
+    assert "alice" in established and "bob" in established
+
+
+def test_a_draw_counts_half(players: Runtime) -> None:
+    send(players, "alice@example.org", "toy challenge alice bob")
+    for number, square in enumerate(DRAWN_GAME):
+        who = ("alice", "bob")[number % 2]
+        replies = dict(send(players, f"{who}@example.org", f"toy move 101 {who} {who}-pw {square}"))
+    assert "Game drawn" in body(replies["bob@example.org"])
+    assert "alice 1600 -> 1600 (+0, provisional)" in body(replies["bob@example.org"])
+    assert ratings_of(players) == {"alice": (1600, 0, 0, 1), "bob": (1600, 0, 0, 1)}
+
+
+def test_signing_off_is_a_rated_loss(players: Runtime) -> None:
+    send(players, "alice@example.org", "toy challenge alice bob")
+    replies = dict(send(players, "bob@example.org", "signoff bob bob-pw"))
+    assert "alice 1600 -> 1800 (+200, provisional)" in body(replies["alice@example.org"])
+    assert ratings_of(players) == {"alice": (1800, 1, 0, 0)}  # bob's row went with his account
+
+
+def test_players_without_a_game_for_180_days_are_inactive(players: Runtime) -> None:
+    send(players, "alice@example.org", "toy challenge alice bob")
+    send(players, "bob@example.org", "toy resign 101 bob bob-pw")
+    send(players, "alice@example.org", "toy challenge alice carol")
+    players.clock.advance(days=170)  # type: ignore[attr-defined]
+    send(players, "carol@example.org", "toy resign 102 carol carol-pw")
+    players.clock.advance(days=11)  # type: ignore[attr-defined]
+    [(_, table)] = send(players, "carol@example.org", "toy ratings")
+    provisional, inactive = body(table).split("Provisional")[1].split("Inactive")
+    assert "alice" in provisional and "carol" in provisional and "bob" not in provisional
+    assert "bob" in inactive
+
+
+def test_history_is_newest_first_and_per_player(players: Runtime) -> None:
+    for opponent in ("bob", "carol"):
+        send(players, "alice@example.org", f"toy challenge alice {opponent}")
+        players.clock.advance(days=1)  # type: ignore[attr-defined]
+    send(players, "alice@example.org", "toy resign 101 alice alice-pw")
+    players.clock.advance(days=1)  # type: ignore[attr-defined]
+    send(players, "alice@example.org", "toy resign 102 alice alice-pw")
+    [(_, listing)] = send(players, "carol@example.org", "toy history")
+    assert body(listing).index("  102  2026-01-08") < body(listing).index("  101  2026-01-07")
+    [(_, listing)] = send(players, "carol@example.org", "toy history bob")
+    assert "101" in body(listing) and "102" not in body(listing).split("\n", 1)[1]
