@@ -115,6 +115,32 @@ class Move(GameCommand):
     guard: int | None = None
 
 
+#: `move ... WORD` words the server handles itself: a draw offer, an undo request and the answers
+PROPOSAL_ACTIONS = ("propose", "undo", "accept", "reject")
+
+
+@dataclass(frozen=True)
+class Proposal(GameCommand):
+    """`GAME move board uid pw propose|undo|accept|reject`: offer a draw, ask to
+    take back the last move, or answer the open offer."""
+
+    board: int
+    userid: str
+    password: str
+    action: str
+    guard: int | None = None
+
+
+@dataclass(frozen=True)
+class Queue(GameCommand):
+    """`GAME queue board uid pw move`: the player's next move, played when their turn comes."""
+
+    board: int
+    userid: str
+    password: str
+    move: str
+
+
 @dataclass(frozen=True)
 class Resign(GameCommand):
     board: int
@@ -151,6 +177,16 @@ class ShowUsers(GameCommand):
 class ListBoards(GameCommand):
     userids: tuple[str, ...] = ()
     which: str = "active"
+
+
+@dataclass(frozen=True)
+class Preview(GameCommand):
+    """`GAME preview board[#n] uid pw move[;move...]`: the board after these moves, saved nowhere."""
+
+    board: BoardRef
+    userid: str
+    password: str
+    moves: tuple[str, ...]
 
 
 @dataclass(frozen=True)

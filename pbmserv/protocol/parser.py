@@ -15,6 +15,7 @@ from functools import partial
 from pbmserv.protocol.commands import (
     ALL_SHOW_FILTERS,
     BOARD_FILTERS,
+    PROPOSAL_ACTIONS,
     AllShow,
     BoardRef,
     Broadcast,
@@ -31,6 +32,9 @@ from pbmserv.protocol.commands import (
     Message,
     Move,
     Notify,
+    Preview,
+    Proposal,
+    Queue,
     Resign,
     SetAccepting,
     SetLimit,
@@ -75,6 +79,8 @@ GAME_SYNTAX = {
     "help": "GAME help",
     "challenge": "GAME challenge [-option=value...] [--nagtime=days] [--forfeittime=days] userid1 userid2",
     "move": "GAME move board userid password move[#n]",
+    "queue": "GAME queue board userid password move",
+    "preview": "GAME preview board[#n] userid password move[;move...]",
     "resign": "GAME resign board userid password",
     "show": "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
     "games": "GAME games [userid...] [active|inactive|next|all]",
@@ -183,7 +189,7 @@ _PASSWORD_POSITIONS = {
     ("message",): (2,), ("broadcast",): (2,), ("vacation",): (2,),
 }
 _GAME_PASSWORD_POSITIONS = {
-    "move": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
+    "move": (4,), "queue": (4,), "preview": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
     "showas": (3,), "accept": (3,), "reject": (3,), "limit": (3,), "seek": (3,),
 }
 
@@ -308,6 +314,10 @@ def _parse_game_command(game: str, args: list[str], text: str) -> Command:
         return _challenge(game, rest, syntax)
     if verb == "move":
         return _move(game, rest, syntax, text)
+    if verb == "queue":
+        return _queue(game, rest, syntax, text)
+    if verb == "preview":
+        return _preview(game, rest, syntax, text)
     if verb == "resign":
         board, userid, password = _need(rest, ("board number", "userid", "password"), syntax, game)
         guard = None
@@ -355,11 +365,16 @@ def _challenge(game: str, args: list[str], syntax: str) -> Command:
     return Challenge(game, tuple(userids), tuple(options), tuple(timers))
 
 
+def _rest_of_line(text: str) -> str:
+    """What follows `GAME VERB board userid password`, as written: a move may hold spaces."""
+    words = text.split(None, 5)
+    return words[5].strip() if len(words) > 5 else ""
+
+
 def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
     board, userid, password = _need(args, ("board number", "userid", "password"), syntax, game)
     board_number = _board(board, syntax, game)
-    # the move is the rest of the line as written: it may hold spaces
-    move_text = text.split(None, 5)[5] if len(text.split(None, 5)) > 5 else ""
+    move_text = _rest_of_line(text)
     guard = None
     match = _GUARD.match(move_text.strip())
     if match is not None:
@@ -369,7 +384,31 @@ def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
         raise MissingArgument("The move itself is missing after your password.", syntax, game, board_number)
     if move_text.lower() == "resign":
         return Resign(game, board_number, _userid(userid, syntax, game), password, guard)
+    if move_text.lower() in PROPOSAL_ACTIONS:
+        return Proposal(game, board_number, _userid(userid, syntax, game), password, move_text.lower(), guard)
     return Move(game, board_number, _userid(userid, syntax, game), password, move_text, guard)
+
+
+def _queue(game: str, args: list[str], syntax: str, text: str) -> Command:
+    board, userid, password = _need(args, ("board number", "userid", "password"), syntax, game)
+    board_number = _board(board, syntax, game)
+    move_text = _rest_of_line(text)
+    if not move_text:
+        raise MissingArgument("The move to queue is missing after your password.", syntax, game, board_number)
+    if move_text.lower() in ("resign", *PROPOSAL_ACTIONS):
+        raise BadArgument(f"'{move_text}' cannot be queued: only a move of the game can.", syntax, game, board_number)
+    return Queue(game, board_number, _userid(userid, syntax, game), password, move_text)
+
+
+def _preview(game: str, args: list[str], syntax: str, text: str) -> Command:
+    board, userid, password = _need(args, ("board number", "userid", "password"), syntax, game)
+    match = _BOARD_REF.fullmatch(board)
+    if match is None:
+        raise BadArgument(f"'{board}' is not a board number like 101 or 101#12.", syntax, game)
+    moves = tuple(move.strip() for move in _rest_of_line(text).split(";") if move.strip())
+    if not moves:
+        raise MissingArgument("The moves to preview are missing after your password.", syntax, game)
+    return Preview(game, _board_ref(match), _userid(userid, syntax, game), password, moves)
 
 
 def _guard_only(args: list[str], syntax: str, game: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
@@ -24,6 +24,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store.models import Board
 from pbmserv.store.models import Move as MoveRow
+from pbmserv.store.models import QueuedMove
 
 FIRST_BOARD = 101
 #: moves the server records itself; games never see them
@@ -147,7 +148,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
 
 
 # -- moves -------------------------------------------------------------------
-def _playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
+def playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
     if userid not in board.seats:
         raise ServiceError(
             f"{userid} is not a player on {game.title} board {board.board}.",
@@ -157,7 +158,7 @@ def _playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
     return board.seats.index(userid)
 
 
-def _check_running(game: Game, board: Board, state: Any) -> None:
+def check_running(game: Game, board: Board, state: Any) -> None:
     if board.result is not None:
         raise ServiceError(
             f"{game.title} board {board.board} is over. {views.status_line(game, board, state)}",
@@ -166,7 +167,7 @@ def _check_running(game: Game, board: Board, state: Any) -> None:
         )
 
 
-def _check_guard(game: Game, board: Board, guard: int | None) -> None:
+def check_guard(game: Game, board: Board, guard: int | None) -> None:
     if guard is not None and guard != board.move_count + 1:
         raise ServiceError(
             f"The guard #{guard} does not match: the next move on board {board.board} is move {board.move_count + 1}.",
@@ -175,22 +176,73 @@ def _check_guard(game: Game, board: Board, guard: int | None) -> None:
         )
 
 
-def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool) -> None:
+def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool, *, auto: bool = False) -> None:
     ctx.session.add(MoveRow(
         board_id=board.id, number=board.move_count + 1, seat=seat, text=text, secret=secret,
-        created_at=ctx.now, comment=ctx.comment,
+        created_at=ctx.now, comment="" if auto else ctx.comment, auto=auto,
     ))
     board.move_count += 1
     board.updated_at = ctx.now
+    board.proposal = None  # an open draw offer or undo request lapses with any move
+
+
+def _play(ctx: Context, game: Game, board: Board, state: Any, seat: int, text: str, *, auto: bool = False) -> Any:
+    """Play and record one move of the game; raises IllegalMove and then changes nothing."""
+    canonical = game.canonical_move(state, seat, text)
+    secret = game.is_secret_move(state, seat, text)
+    new_state = game.play(state, seat, text)
+    _record(ctx, board, seat, canonical, secret, auto=auto)
+    board.state = game.encode(new_state)
+    outcome = game.outcome(new_state)
+    if outcome is not None:
+        finish(ctx, board, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
+    return new_state
+
+
+def _next_queued(ctx: Context, board: Board, seats: frozenset[int]) -> QueuedMove | None:
+    return ctx.session.scalar(
+        select(QueuedMove).where(QueuedMove.board_id == board.id, QueuedMove.seat.in_(sorted(seats)))
+        .order_by(QueuedMove.seat).limit(1)
+    )
+
+
+def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any, list[Reply]]:
+    """Play the queued moves of the players whose turn it now is, as long as
+    there are any; an illegal one is dropped with a mail to its owner."""
+    dropped: list[Reply] = []
+    while board.result is None:
+        queued = _next_queued(ctx, board, game.to_move(state))
+        if queued is None:
+            break
+        ctx.session.delete(queued)
+        ctx.session.flush()
+        try:
+            state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
+        except IllegalMove as error:
+            dropped.append(_dropped_mail(ctx, game, board, state, queued, error.reason))
+    return state, dropped
+
+
+def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: QueuedMove, reason: str) -> Reply:
+    userid = board.seats[queued.seat]
+    body = (
+        views.wrap(
+            f"Your queued move '{queued.text}' on {game.title} board {board.board} was not played: {reason} "
+            f"It is your turn now; send your move with '{game.name} move {board.board} {userid} password move'.",
+            hang="",
+        )
+        + "\n\n" + game.render(state, queued.seat).rstrip("\n") + "\n"
+    )
+    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, "board")
 
 
 def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     board = load_board(ctx, game, command.board, lock=True)
-    seat = _playing_seat(ctx, game, board, user.userid)
+    seat = playing_seat(ctx, game, board, user.userid)
     state = game.decode(board.state)
-    _check_running(game, board, state)
-    _check_guard(game, board, command.guard)
+    check_running(game, board, state)
+    check_guard(game, board, command.guard)
     if seat not in game.to_move(state):
         waiting = views.names_and(views.to_move_names(game, board, state))
         raise ServiceError(
@@ -199,30 +251,24 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
             game=game.name, board=board.board,
         )
     try:
-        text = game.canonical_move(state, seat, command.move)
-        secret = game.is_secret_move(state, seat, command.move)
-        new_state = game.play(state, seat, command.move)
+        new_state = _play(ctx, game, board, state, seat, command.move)
     except IllegalMove as error:
         raise ServiceError(
             error.reason,
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
             game=game.name, board=board.board, board_text=game.render(state, seat),
         ) from None
-    _record(ctx, board, seat, text, secret)
-    board.state = game.encode(new_state)
-    outcome = game.outcome(new_state)
-    if outcome is not None:
-        finish(ctx, board, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
-    return mails_to_players(ctx, game, board, new_state, commenter=user.userid)
+    new_state, dropped = play_queued(ctx, game, board, new_state)
+    return dropped + mails_to_players(ctx, game, board, new_state, commenter=user.userid)
 
 
 def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     board = load_board(ctx, game, command.board, lock=True)
-    seat = _playing_seat(ctx, game, board, user.userid)
+    seat = playing_seat(ctx, game, board, user.userid)
     state = game.decode(board.state)
-    _check_running(game, board, state)
-    _check_guard(game, board, command.guard)
+    check_running(game, board, state)
+    check_guard(game, board, command.guard)
     return end_by_resignation(ctx, game, board, seat, f"{user.userid} resigned", commenter=user.userid)
 
 
@@ -239,6 +285,8 @@ def end_by_resignation(
 def finish(ctx: Context, board: Board, winners: list[int], scores: list[Any] | None, reason: str) -> None:
     """The board is over: keep its result, with the rating changes it caused."""
     board.status = "finished"
+    board.proposal = None
+    ctx.session.execute(delete(QueuedMove).where(QueuedMove.board_id == board.id))
     board.result = {
         "winners": winners, "scores": scores, "reason": reason, "ratings": ratings.rate_board(ctx, board, winners),
     }
@@ -258,7 +306,7 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
     replies = []
     for ref in command.boards:
         board = load_board(ctx, game, ref.board)
-        seat = _playing_seat(ctx, game, board, user.userid)
+        seat = playing_seat(ctx, game, board, user.userid)
         usage = f"{game.name} showas {user.userid} password {board.board}#n"
         replies.append(_position_reply(ctx, game, board, ref, seat, usage, f"(As {user.userid} sees it.)"))
     return replies
@@ -269,12 +317,7 @@ def _position_reply(
 ) -> Reply:
     """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
     at = ref.at_move
-    if at is not None and not 0 <= at <= board.move_count:
-        raise ServiceError(
-            f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
-            f"{usage} with n from 0 to {board.move_count}",
-            game=game.name, board=board.board,
-        )
+    check_position(game, board, at, usage)
     state = replay(game, board, at if at != board.move_count else None)
     leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
     body = views.board_mail(
@@ -283,6 +326,15 @@ def _position_reply(
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
     )
     return Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body)
+
+
+def check_position(game: Game, board: Board, at: int | None, usage: str) -> None:
+    if at is not None and not 0 <= at <= board.move_count:
+        raise ServiceError(
+            f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
+            f"{usage} with n from 0 to {board.move_count}",
+            game=game.name, board=board.board,
+        )
 
 
 def all_show(ctx: Context, command: AllShow) -> list[Reply]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbmserv.protocol import commands as c
-from pbmserv.service import accounts, boards, help, policies, ratings, social, timers
+from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, social, timers
 from pbmserv.service.context import Context, Reply
 
 _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
@@ -26,6 +26,9 @@ _GAME: dict[type, Callable] = {
     c.Challenge: boards.challenge,
     c.Move: boards.move,
     c.Resign: boards.resign,
+    c.Queue: pending.queue,
+    c.Preview: pending.preview,
+    c.Proposal: proposals.proposal,
     c.ShowBoards: boards.show_boards,
     c.ShowUsers: boards.show_users,
     c.ListBoards: boards.list_boards,

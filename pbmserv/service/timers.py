@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Vacation as VacationCommand
-from pbmserv.service import boards, views
+from pbmserv.service import boards, proposals, views
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
@@ -133,6 +133,11 @@ def run(ctx: Context) -> tuple[list[Reply], list[str]]:
             if (time := lateness(ctx, board, board.seats[seat])) is not None
         }
         forfeiting = [seat for seat, time in late.items() if time >= forfeit_days * DAY]
+        drawn = proposals.draw_at_forfeit(ctx, game, board, forfeiting[0], forfeit_days) if forfeiting else []
+        if drawn:
+            replies += drawn
+            report.append(f"{game.name} board {board.board}: {board.result['reason']}")
+            continue
         if forfeiting:
             userid = board.seats[forfeiting[0]]
             reason = f"{userid} did not move within {counted(forfeit_days, 'day')} and forfeited"

@@ -10,6 +10,7 @@ from pbmserv.store.models import Board, Move
 
 LINE_WIDTH = 72
 SECRET = "(secret)"
+AUTO = "(Auto)"
 
 
 def wrap(text: str, indent: str = "", hang: str = "    ") -> str:
@@ -80,9 +81,8 @@ def subject(game: Game, board: Board, state: Any, prefix: str = "") -> str:
 
 
 def move_text_for(move: Move, viewer: int | None, game_over: bool) -> str:
-    if move.secret and not game_over and move.seat != viewer:
-        return SECRET
-    return move.text
+    text = SECRET if move.secret and not game_over and move.seat != viewer else move.text
+    return f"{text} {AUTO}" if move.auto else text
 
 
 def move_list(board: Board, moves: list[Move], viewer: int | None, recent: int | None) -> str:

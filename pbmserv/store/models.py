@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -76,6 +77,8 @@ class Board(Base):
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     #: when the player to move was last reminded (`cleanup`); None = not since the last move
     nagged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: the open draw offer or undo request: {"kind": "draw"|"undo", "by": seat, "accepted": [seats]}
+    proposal: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     moves: Mapped[list[Move]] = relationship(
         back_populates="board_row", order_by="Move.number", cascade="all, delete-orphan"
     )
@@ -95,7 +98,22 @@ class Move(Base):
     secret: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     comment: Mapped[str] = mapped_column(Text, default="")
+    #: played from the player's queue (`queue`), shown as "(Auto)"
+    auto: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     board_row: Mapped[Board] = relationship(back_populates="moves")
+
+
+class QueuedMove(Base):
+    """A player's pending move on a board, played when their turn comes; secret until then."""
+
+    __tablename__ = "queued_moves"
+    __table_args__ = (UniqueConstraint("board_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class Subscription(Base):

@@ -1,0 +1,118 @@
+"""`queue` (a move played when the player's turn comes) and `preview` (a
+what-if board, saved nowhere)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from pbmserv.gamekit import Game, IllegalMove
+from pbmserv.protocol.commands import Preview, Queue
+from pbmserv.service import boards, views
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+from pbmserv.store.models import Board, QueuedMove
+
+
+# -- queue -----------------------------------------------------------------------
+def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
+    """Keep the player's next move (replacing an earlier one); only the sender hears of it."""
+    user = ctx.authenticate(command.userid, command.password)
+    board = boards.load_board(ctx, game, command.board, lock=True)
+    seat = boards.playing_seat(ctx, game, board, user.userid)
+    state = game.decode(board.state)
+    boards.check_running(game, board, state)
+    if seat in game.to_move(state):
+        raise ServiceError(
+            f"It is your turn on {game.title} board {board.board} already, so there is nothing to queue.",
+            f"send the move itself: {boards.syntax(game.name, 'move')}",
+            game=game.name, board=board.board,
+        )
+    earlier = _store_queued(ctx, board, seat, command.move)
+    return [Reply((ctx.sender,), f"{game.title} Board {board.board} queue {user.userid}", _queued_text(game, board, command.move, earlier))]
+
+
+def _store_queued(ctx: Context, board: Board, seat: int, text: str) -> str | None:
+    """Keep `text` as the seat's queued move; the text of the one it replaces, if any."""
+    queued = ctx.session.scalar(select(QueuedMove).where(QueuedMove.board_id == board.id, QueuedMove.seat == seat))
+    if queued is None:
+        ctx.session.add(QueuedMove(board_id=board.id, seat=seat, text=text, created_at=ctx.now))
+        return None
+    earlier = queued.text
+    queued.text, queued.created_at = text, ctx.now
+    return earlier
+
+
+def _queued_text(game: Game, board: Board, text: str, earlier: str | None) -> str:
+    replaced = f" It replaces your earlier queued move '{earlier}'." if earlier is not None else ""
+    return views.wrap(
+        f"Your move '{text}' is queued on {game.title} board {board.board}.{replaced} It is played for you "
+        "as soon as your turn comes, and marked (Auto) in the move list; if it is not legal then, it is "
+        "dropped and you get a mail saying why. Nobody else sees it before it is played; a new 'queue' "
+        "replaces it.",
+        hang="",
+    ) + "\n"
+
+
+# -- preview ---------------------------------------------------------------------
+def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
+    """The board (as it stands, or after move n) after the given moves, as the
+    sender sees it; nothing is saved."""
+    user = ctx.authenticate(command.userid, command.password)
+    board = boards.load_board(ctx, game, command.board.board)
+    seat = boards.playing_seat(ctx, game, board, user.userid)
+    at = command.board.at_move
+    boards.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
+    _check_no_secrets(game, board, seat, at)
+    state = boards.replay(game, board, at if at != board.move_count else None)
+    for number, text in enumerate(command.moves, start=1):
+        state = _preview_move(game, board, state, seat, number, text)
+    return [Reply((ctx.sender,), f"{game.title} Board {board.board} preview", _preview_text(game, board, state, seat, command))]
+
+
+def _check_no_secrets(game: Game, board: Board, seat: int, at: int | None) -> None:
+    """A preview plays on the whole state: with others' secret moves in it, its
+    legality and result could give them away, so it is refused."""
+    moves = board.moves if at is None else board.moves[:at]
+    if board.result is None and any(move.secret and move.seat != seat for move in moves):
+        raise ServiceError(
+            f"{game.title} board {board.board} holds secret moves of other players, and a preview could give them away.",
+            f"preview an earlier position ({board.board}#n) before their secret moves, or wait until they are revealed",
+            game=game.name, board=board.board,
+        )
+
+
+def _preview_move(game: Game, board: Board, state: Any, viewer: int, number: int, text: str) -> Any:
+    """`state` after the previewed move; the sender moves if it is their turn, else the (first) player to move."""
+    to_move = game.to_move(state)
+    usage = f"{boards.syntax(game.name, 'preview')}; '{game.name} help' explains the moves"
+    if not to_move:
+        raise ServiceError(
+            f"Preview move {number} ('{text}') comes after the end of the game.", usage, game=game.name, board=board.board,
+        )
+    mover = viewer if viewer in to_move else min(to_move)
+    try:
+        return game.play(state, mover, text)
+    except IllegalMove as error:
+        raise ServiceError(
+            f"Preview move {number} ('{text}', by {board.seats[mover]}) is not legal: {error.reason}",
+            usage, game=game.name, board=board.board, board_text=game.render(state, viewer),
+        ) from None
+
+
+def _preview_text(game: Game, board: Board, state: Any, viewer: int, command: Preview) -> str:
+    start = f"after move {command.board.at_move}" if command.board.at_move is not None else "as it stands"
+    outcome = game.outcome(state)
+    if outcome is not None:
+        winners = views.names_and([board.seats[seat] for seat in outcome.winners])
+        result = f"The game would be won by {winners}: {outcome.reason}." if winners else f"The game would be drawn: {outcome.reason}."
+    else:
+        names = views.names_and([name + "'s" for name in views.to_move_names(game, board, state)])
+        result = f"It would be {names} turn."
+    lead = views.wrap(
+        f"Preview, as {board.seats[viewer]} sees it, of board {board.board} {start} followed by "
+        f"{'; '.join(command.moves)}. Nothing is saved.",
+        hang="",
+    )
+    return "\n".join([views.title_line(game, board), lead, result, "", game.render(state, viewer).rstrip("\n")]) + "\n"

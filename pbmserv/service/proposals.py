@@ -1,0 +1,130 @@
+"""Draw offers and undo requests: `move ... propose|undo|accept|reject`.
+
+One proposal is open per board (`boards.proposal`); it takes effect when
+every other player has accepted it, `reject` clears it, and any move lets
+it lapse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import Proposal
+from pbmserv.service import boards, views
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+from pbmserv.service.policies import counted
+from pbmserv.store.models import Board
+from pbmserv.store.models import Move as MoveRow
+
+KINDS = {"propose": "draw", "undo": "undo"}
+DRAW_REASON = "the players agreed to a draw"
+
+
+def noun(proposal: dict[str, Any]) -> str:
+    return "draw offer" if proposal["kind"] == "draw" else "undo request"
+
+
+def what(proposal: dict[str, Any], board: Board) -> str:
+    """ "alice's draw offer" / "alice's undo request" """
+    return f"{board.seats[proposal['by']]}'s {noun(proposal)}"
+
+
+def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    board = boards.load_board(ctx, game, command.board, lock=True)
+    seat = boards.playing_seat(ctx, game, board, user.userid)
+    boards.check_running(game, board, game.decode(board.state))
+    boards.check_guard(game, board, command.guard)
+    if command.action in KINDS:
+        lead = _open(ctx, game, board, seat, KINDS[command.action])
+    elif command.action == "accept":
+        lead = _accept(ctx, game, board, seat)
+    else:
+        lead = _reject(game, board, seat)
+    return boards.mails_to_players(
+        ctx, game, board, game.decode(board.state), lead=views.wrap(lead, hang=""), commenter=user.userid,
+    )
+
+
+def _error(game: Game, board: Board, message: str, hint: str) -> ServiceError:
+    return ServiceError(message, hint, game=game.name, board=board.board)
+
+
+def _answer_hint(game: Game, board: Board) -> str:
+    return f"'{game.name} move {board.board} userid password accept' (or reject) answers it"
+
+
+def _open(ctx: Context, game: Game, board: Board, seat: int, kind: str) -> str:
+    if board.proposal is not None:
+        raise _error(game, board, f"{what(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
+    if kind == "undo" and board.move_count == 0:
+        raise _error(game, board, f"Board {board.board} has no move to take back.", "make a move instead")
+    proposal = {"kind": kind, "by": seat, "accepted": [seat]}
+    board.proposal = proposal
+    board.updated_at = ctx.now
+    return f"{what(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
+
+
+def _what_it_does(proposal: dict[str, Any], board: Board) -> str:
+    if proposal["kind"] == "draw":
+        return "the game ends drawn if every other player accepts;"
+    return f"move {board.move_count} is taken back if every other player accepts;"
+
+
+def _accept(ctx: Context, game: Game, board: Board, seat: int) -> str:
+    proposal = _open_proposal(game, board)
+    if seat in proposal["accepted"]:
+        raise _error(game, board, f"You have agreed to {what(proposal, board)} already.", "wait for the other players' answers")
+    accepted = [*proposal["accepted"], seat]
+    waiting = [board.seats[s] for s in range(len(board.seats)) if s not in accepted]
+    if waiting:
+        board.proposal = {**proposal, "accepted": accepted}
+        return f"{board.seats[seat]} accepts {what(proposal, board)}; waiting for {views.names_and(waiting)}."
+    board.proposal = None
+    if proposal["kind"] == "draw":
+        boards.finish(ctx, board, [], None, DRAW_REASON)
+        return f"{what(proposal, board)} is accepted by every player."
+    return _take_back(ctx, game, board, proposal)
+
+
+def _take_back(ctx: Context, game: Game, board: Board, proposal: dict[str, Any]) -> str:
+    """Undo the last move: the state is the replay of the moves before it."""
+    last = ctx.session.scalar(select(MoveRow).where(MoveRow.board_id == board.id, MoveRow.number == board.move_count))
+    state = boards.replay(game, board, board.move_count - 1)
+    lead = f"{what(proposal, board)} is accepted by every player: move {last.number} ({board.seats[last.seat]}) is taken back."
+    board.moves.remove(last)
+    board.move_count -= 1
+    board.state = game.encode(state)
+    board.updated_at = ctx.now
+    return lead
+
+
+def _open_proposal(game: Game, board: Board) -> dict[str, Any]:
+    if board.proposal is None:
+        raise _error(
+            game, board, f"Nothing is proposed on board {board.board}, so there is nothing to accept or reject.",
+            f"'{game.name} move {board.board} userid password propose' offers a draw, '... undo' asks to take back the last move",
+        )
+    return board.proposal
+
+
+def _reject(game: Game, board: Board, seat: int) -> str:
+    proposal = _open_proposal(game, board)
+    board.proposal = None
+    if seat == proposal["by"]:
+        return f"{board.seats[seat]} withdraws the {noun(proposal)}."
+    return f"{board.seats[seat]} rejects {what(proposal, board)}."
+
+
+def draw_at_forfeit(ctx: Context, game: Game, board: Board, seat: int, days: int) -> list[Reply]:
+    """A late player's silence accepts another player's open draw offer at the
+    forfeit age: the board ends drawn instead of forfeited. No mails if there is none."""
+    proposal = board.proposal
+    if proposal is None or proposal["kind"] != "draw" or proposal["by"] == seat:
+        return []
+    reason = f"{board.seats[seat]} did not answer {what(proposal, board)} in {counted(days, 'day')}"
+    boards.finish(ctx, board, [], None, reason)
+    return boards.mails_to_players(ctx, game, board, game.decode(board.state))
