@@ -3,32 +3,25 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 from sqlalchemy import func, select
 
-from pbmserv.config import ConfigError, load_settings
+from pbmserv.cli import config_option, settings_or_exit
 from pbmserv.runtime import Runtime
 from pbmserv.service.boards import replay
 from pbmserv.service.views import board_mail
 from pbmserv.store.models import Board, InboundMail, OutboxMail, User
 
-EX_CONFIG = 78
-
 
 @click.group()
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML settings file (or $PBMSERV_CONFIG).")
+@config_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, as_json: bool) -> None:
     """Look after a pbmserv server."""
-    try:
-        settings = load_settings(config_path)
-    except ConfigError as error:
-        click.echo(f"pbmserv-admin: {error}", err=True)
-        sys.exit(EX_CONFIG)
+    settings = settings_or_exit(config_path, "pbmserv-admin")
     ctx.obj = {"settings": settings, "json": as_json}
 
 

@@ -8,15 +8,14 @@ import sys
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from pbmserv.config import ConfigError, load_settings
+from pbmserv.cli import config_option, settings_or_exit
 from pbmserv.runtime import Runtime
 
 EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
-EX_CONFIG = 78
 
 
 @click.group()
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML settings file (or $PBMSERV_CONFIG).")
+@config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
@@ -24,11 +23,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not verbose:  # aiosmtpd logs every SMTP line at INFO
         logging.getLogger("mail.log").setLevel(logging.WARNING)
-    try:
-        ctx.obj = load_settings(config_path)
-    except ConfigError as error:
-        click.echo(f"pbmserv: {error}", err=True)
-        sys.exit(EX_CONFIG)
+    ctx.obj = settings_or_exit(config_path, "pbmserv")
 
 
 @cli.command()

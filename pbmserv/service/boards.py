@@ -22,7 +22,7 @@ from pbmserv.protocol.commands import (
 from pbmserv.service import policies, ratings, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Board
+from pbmserv.store.models import Board, User
 from pbmserv.store.models import Move as MoveRow
 from pbmserv.store.models import QueuedMove
 
@@ -236,13 +236,24 @@ def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: Qu
     return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, "board")
 
 
-def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    board = load_board(ctx, game, command.board, lock=True)
+def player_on_running_board(
+    ctx: Context, game: Game, userid: str, password: str, number: int, guard: int | None = None,
+) -> tuple[User, Board, int, Any]:
+    """The authenticated player, their board (locked, still running, at the
+    guarded move number), their seat on it and its state."""
+    user = ctx.authenticate(userid, password)
+    board = load_board(ctx, game, number, lock=True)
     seat = playing_seat(ctx, game, board, user.userid)
     state = game.decode(board.state)
     check_running(game, board, state)
-    check_guard(game, board, command.guard)
+    check_guard(game, board, guard)
+    return user, board, seat, state
+
+
+def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
+    user, board, seat, state = player_on_running_board(
+        ctx, game, command.userid, command.password, command.board, command.guard
+    )
     if seat not in game.to_move(state):
         waiting = views.names_and(views.to_move_names(game, board, state))
         raise ServiceError(
@@ -263,12 +274,9 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
 
 
 def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    board = load_board(ctx, game, command.board, lock=True)
-    seat = playing_seat(ctx, game, board, user.userid)
-    state = game.decode(board.state)
-    check_running(game, board, state)
-    check_guard(game, board, command.guard)
+    user, board, seat, _ = player_on_running_board(
+        ctx, game, command.userid, command.password, command.board, command.guard
+    )
     return end_by_resignation(ctx, game, board, seat, f"{user.userid} resigned", commenter=user.userid)
 
 

@@ -18,11 +18,9 @@ from pbmserv.store.models import Board, QueuedMove
 # -- queue -----------------------------------------------------------------------
 def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
     """Keep the player's next move (replacing an earlier one); only the sender hears of it."""
-    user = ctx.authenticate(command.userid, command.password)
-    board = boards.load_board(ctx, game, command.board, lock=True)
-    seat = boards.playing_seat(ctx, game, board, user.userid)
-    state = game.decode(board.state)
-    boards.check_running(game, board, state)
+    user, board, seat, state = boards.player_on_running_board(
+        ctx, game, command.userid, command.password, command.board
+    )
     if seat in game.to_move(state):
         raise ServiceError(
             f"It is your turn on {game.title} board {board.board} already, so there is nothing to queue.",

@@ -33,11 +33,9 @@ def what(proposal: dict[str, Any], board: Board) -> str:
 
 
 def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    board = boards.load_board(ctx, game, command.board, lock=True)
-    seat = boards.playing_seat(ctx, game, board, user.userid)
-    boards.check_running(game, board, game.decode(board.state))
-    boards.check_guard(game, board, command.guard)
+    user, board, seat, _ = boards.player_on_running_board(
+        ctx, game, command.userid, command.password, command.board, command.guard
+    )
     if command.action in KINDS:
         lead = _open(ctx, game, board, seat, KINDS[command.action])
     elif command.action == "accept":
