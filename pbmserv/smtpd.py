@@ -8,6 +8,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from typing import Protocol
@@ -56,13 +57,13 @@ class IntakeHandler:
 class Worker:
     """Processes inbound mail in arrival order, works the outbox and, every
     `timer_seconds`, sends reminders and forfeits late games; woken by
-    `wake` (set on new mail) or every `poll_seconds`, until `stop` is set.
-    `wake` and `stop` may be threading or multiprocessing events."""
+    `wake` (set on new mail) or every `poll_seconds`, until `stop` is set;
+    in a process of its own, until that process is terminated."""
 
-    def __init__(self, runtime: Runtime, wake: EventLike | None = None, stop: EventLike | None = None):
+    def __init__(self, runtime: Runtime, wake: EventLike | None = None):
         self.runtime = runtime
         self.wake = wake if wake is not None else threading.Event()
-        self.stopping = stop if stop is not None else threading.Event()
+        self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -95,12 +96,46 @@ class Worker:
             self.wake.clear()
 
 
-def _worker_process(settings: Settings, wake: EventLike, stop: EventLike, parent_pid: int) -> None:
+class WakePipe:
+    """Wakes the worker process with a byte down a pipe. Unlike a
+    multiprocessing.Event it holds no lock that a killed worker could leave
+    taken (which would hang the SMTP side for good), and setting it never
+    blocks the event loop."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext):
+        self._reader, self._writer = context.Pipe(duplex=False)
+        os.set_blocking(self._writer.fileno(), False)
+
+    def set(self) -> None:
+        try:
+            os.write(self._writer.fileno(), b"!")
+        except (BlockingIOError, BrokenPipeError):
+            pass  # a wake-up is already waiting, or the worker is gone (the watchdog restarts it)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._reader.poll(timeout)
+
+    def is_set(self) -> bool:
+        return self._reader.poll(0)
+
+    def clear(self) -> None:
+        descriptor = self._reader.fileno()
+        os.set_blocking(descriptor, False)
+        try:
+            while os.read(descriptor, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+
+def _worker_process(settings: Settings, wake: WakePipe, parent_pid: int) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    # SIGTERM unwinds: an unfinished transaction is rolled back, nothing half-applied
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     runtime = Runtime(settings)
     try:
-        Worker(runtime, wake, stop).run(parent_pid)
+        Worker(runtime, wake).run(parent_pid)
     finally:
         runtime.close()
 
@@ -121,11 +156,11 @@ async def serve(runtime: Runtime) -> None:
     second core: Python threads would share one). Runs until SIGTERM or SIGINT."""
     host, _, port = runtime.settings.listen.rpartition(":")
     context = multiprocessing.get_context("spawn")
-    wake, stop = context.Event(), context.Event()
+    wake = WakePipe(context)
 
     def start_worker() -> multiprocessing.process.BaseProcess:
         process = context.Process(
-            target=_worker_process, args=(runtime.settings, wake, stop, os.getpid()), name="pbmserv-worker"
+            target=_worker_process, args=(runtime.settings, wake, os.getpid()), name="pbmserv-worker"
         )
         process.start()  # it picks up mail left pending by an earlier crash at once
         return process
@@ -148,7 +183,6 @@ async def serve(runtime: Runtime) -> None:
     finally:
         server.close()
         await server.wait_closed()
-        stop.set()
-        wake.set()
+        worker.terminate()
         await asyncio.to_thread(worker.join, 30)
         log.info("pbmserv stopped")

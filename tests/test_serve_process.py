@@ -167,3 +167,27 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
         numbers = session.execute(select(Move.board_id, Move.number)).all()
     engine.dispose()
     assert sorted(numbers) == sorted({(board_id, 1) for board_id, _ in numbers})
+
+
+def worker_pids(parent_pid: int) -> list[int]:
+    children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
+    return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+
+
+def test_a_killed_worker_is_replaced_and_smtp_never_hangs(database_url: str, tmp_path: Path) -> None:
+    server = ServeProcess(database_url, tmp_path).start()
+    try:
+        assert server.process is not None
+        wait_until(lambda: len(worker_pids(server.process.pid)) == 1)
+        [worker] = worker_pids(server.process.pid)
+        os.kill(worker, signal.SIGKILL)
+        started = time.monotonic()
+        server.send(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")
+        assert time.monotonic() - started < 5, "intake must not wait for the dead worker"
+        wait_until(lambda: len(server.mails()) == 1)  # the watchdog's new worker answers
+        assert worker_pids(server.process.pid) != [worker]
+        server.process.terminate()
+        server.process.wait(timeout=15)
+    finally:
+        server.stop()
+    assert "stopped" in server.log.read_text()
