@@ -224,6 +224,15 @@ def ask_something(pair: Pair, rng: random.Random, moves_made: int) -> None:
     pair.send(sender, subject)
 
 
+def common_turn(game, states, untouchable) -> tuple[int, list[str]]:  # type: ignore[no-untyped-def]
+    """The seat to move (the same in both runs) and the moves legal in both
+    runs that touch none of the secrets."""
+    (seat,) = game.to_move(states[0])
+    assert game.to_move(states[1]) == {seat}
+    theirs = set(game.legal_moves(states[1], seat))
+    return seat, [m for m in game.legal_moves(states[0], seat) if m in theirs and m not in untouchable]
+
+
 # -- Psychomachia ----------------------------------------------------------------------
 @pytest.mark.parametrize("seed", PSYCHOMACHIA_SEEDS)
 def test_psychomachia_hidden_stone_does_not_leak(seed: int, runtime: Runtime, twin: Runtime) -> None:
@@ -308,13 +317,8 @@ def test_psychomachia_hidden_stone_does_not_leak(seed: int, runtime: Runtime, tw
             bob_errs()
         if rng.random() < 0.35:
             ask_something(pair, rng, moves_made)
-        (seat,) = game.to_move(states[0])
-        assert game.to_move(states[1]) == {seat}
+        seat, choices = common_turn(game, states, untouchable)
         userid = "alice" if seat == owner else "bob"
-        choices = [
-            m for m in game.legal_moves(states[0], seat)
-            if m in game.legal_moves(states[1], seat) and m not in untouchable
-        ]
         squares = [m for m in choices if m != "reveal"]
         if not squares:
             break  # only the secret squares are left for alice: the comparison ends here
@@ -444,13 +448,8 @@ def test_parliament_preferences_do_not_leak(seed: int, runtime: Runtime, twin: R
             bob_errs()
         if rng.random() < 0.25:
             ask_something(pair, rng, moves_made)
-        (seat,) = game.to_move(states[0])
-        assert game.to_move(states[1]) == {seat}
+        seat, choices = common_turn(game, states, untouchable)
         userid = "alice" if seat == owner else "bob"
-        choices = [
-            m for m in game.legal_moves(states[0], seat)
-            if m in game.legal_moves(states[1], seat) and m not in untouchable
-        ]
         if not choices:
             break  # only S and T are left
         # often next to S or T, or two steps away: then seats whose neighbours are

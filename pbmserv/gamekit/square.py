@@ -10,7 +10,7 @@ too.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pbmserv.gamekit.api import IllegalMove
@@ -182,12 +182,3 @@ class SquareGrid:
         margin = len(str(self.height))
         entries = "".join(text(file).ljust(cell_width) for file in range(self.width))
         return (" " * (margin + 1) + entries).rstrip()
-
-
-def walk(grid: SquareGrid, start: Cell, delta: Cell) -> Iterator[Cell]:
-    """Cells from `start` (excluded) in a straight line until the board ends."""
-    cell = grid.offset(start, delta)
-    while cell is not None:
-        yield cell
-        cell = grid.offset(cell, delta)
-
