@@ -12,13 +12,12 @@ never comes, `2 * (all stones)`.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, NamedTuple
 
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome, SquareGrid
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome, SquareGrid, filled
 
 WHITE, BLACK = 0, 1
 SIDES = ("White", "Black")
@@ -482,16 +481,20 @@ class Majority(Game):
         seen = knowledge(state, viewer)
         last_square = state.last[2] if state.last is not None and state.last[1] != "hide" else None
 
+        shown = [
+            text if text != EMPTY else EMPTY_GLYPH[geo.sides[square]] for square, text in enumerate(state.board)
+        ]
+        stones = {square for square, text in enumerate(state.board) if text != EMPTY}
+        for seat, known in enumerate(seen.known_hidden):
+            if known is not None and known not in stones:
+                shown[known] = STONE[seat] if state.revealed_at[seat] is not None else STONE[seat].lower()
+                stones.add(known)
+        if last_square in stones:
+            shown[last_square] += "<"
+        size = state.size
+
         def glyph(cell: tuple[int, int]) -> str:
-            square = geo.index(cell)
-            text = state.board[square]
-            if text == EMPTY:
-                for seat, known in enumerate(seen.known_hidden):
-                    if known == square:
-                        text = STONE[seat] if state.revealed_at[seat] is not None else STONE[seat].lower()
-            if text == EMPTY:
-                return EMPTY_GLYPH[geo.sides[square]]
-            return text + "<" if square == last_square else text
+            return shown[cell[1] * size + cell[0]]
 
         awarded = final_holders(seen) if self._over(state) else None
 
@@ -511,7 +514,7 @@ class Majority(Game):
         lines.append(geo.grid.under_files(lambda file: mark(state.size + file)))
         lines.append("")
         for note in self._legend(state, viewer) + self._notes(state, viewer, seen):
-            lines.extend(textwrap.wrap(note, WIDTH, subsequent_indent="  "))
+            lines.extend(filled(note, WIDTH, "  "))
         lines.append("")
         lines.extend(self._tallies(state, seen))
         return "\n".join(lines) + "\n"

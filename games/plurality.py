@@ -10,7 +10,6 @@ re-checks the drops near the new stones, so listing moves needs no search.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -24,6 +23,7 @@ from pbmserv.gamekit import (
     Option,
     Outcome,
     SquareGrid,
+    filled,
 )
 from pbmserv.gamekit.regions import connected_sets
 
@@ -481,7 +481,7 @@ def _render(state: PluralityState) -> str:
     if state.passes == 1:
         lines.append("One more pass in a row ends the game.")
     if not over:
-        lines += textwrap.wrap(_next_move(layout, state, names[state.turn]), 72)
+        lines += filled(_next_move(layout, state, names[state.turn]), 72)
     return "\n".join(lines)
 
 

@@ -11,7 +11,6 @@ never mistaken for the server's move numbers, which count every half.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -24,6 +23,7 @@ from pbmserv.gamekit import (
     Option,
     Outcome,
     SquareGrid,
+    filled,
 )
 
 Cell = tuple[int, int]
@@ -560,7 +560,7 @@ class Synch(Game):
                 continue
             # no line break inside "x = alice"
             glued = paragraph.replace(" = ", "\xa0=\xa0")
-            wrapped = textwrap.wrap(glued, WIDTH, break_on_hyphens=False)
+            wrapped = filled(glued, WIDTH, break_on_hyphens=False)
             lines.extend(line.replace("\xa0", " ") for line in wrapped)
         return "\n".join(lines)
 

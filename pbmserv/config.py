@@ -13,6 +13,8 @@ from typing import Any
 class Settings:
     # [database]
     database_url: str = "sqlite:///pbmserv.db"
+    #: how long a writer waits for another's transaction before it gives up (SMTP then answers 451)
+    database_busy_seconds: float = 10.0
     # [mail]
     address: str = "pbmserv@localhost"
     mail_backend: str = "maildir"
@@ -52,6 +54,7 @@ class Settings:
 #: TOML section and key for each setting, and the environment variable that overrides it
 _SOURCES: dict[str, tuple[str, str, str]] = {
     "database_url": ("database", "url", "PBMSERV_DATABASE_URL"),
+    "database_busy_seconds": ("database", "busy_seconds", "PBMSERV_DATABASE_BUSY_SECONDS"),
     "address": ("mail", "address", "PBMSERV_ADDRESS"),
     "mail_backend": ("mail", "backend", "PBMSERV_MAIL_BACKEND"),
     "maildir": ("mail", "maildir", "PBMSERV_MAILDIR"),

@@ -23,7 +23,7 @@ class Runtime:
     backend: Backend | None = None
 
     def __post_init__(self) -> None:
-        self.engine: Engine = make_engine(self.settings.database_url)
+        self.engine: Engine = make_engine(self.settings.database_url, self.settings.database_busy_seconds)
         self.sessions: sessionmaker = session_factory(self.engine)
         if self.catalog is None:
             self.catalog = Catalog.installed(self.settings.extra_games)

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 
 WATCHDOG_SECONDS = 5.0
+GIL_SWITCH_SECONDS = 0.0005
 
 
 class EventLike(Protocol):
@@ -32,10 +33,17 @@ class EventLike(Protocol):
 
 
 class IntakeHandler:
+    """Answers 250 once the mail is committed. Mails that arrive while a
+    commit is under way wait for the next one, and are stored together by
+    one thread in one transaction (group commit): under load the write lock
+    changes hands once per group, not once per mail."""
+
     def __init__(self, runtime: Runtime, wake: EventLike):
         self.runtime = runtime
         self.wake = wake
         self.address = runtime.settings.address.lower()
+        self._waiting: list[tuple[bytes, str, asyncio.Future[bool]]] = []
+        self._storer: asyncio.Task[None] | None = None
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]) -> str:
         if address.lower() != self.address:
@@ -44,27 +52,50 @@ class IntakeHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        raw = envelope.original_content or b""
+        stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiting.append((envelope.original_content or b"", envelope.mail_from or "", stored))
+        if self._storer is None:
+            self._storer = asyncio.create_task(self._store_waiting())
         try:
-            _, duplicate = await asyncio.to_thread(self.runtime.processor.store, raw, envelope.mail_from or "")
+            duplicate = await stored
         except Exception:  # the mail is not safe with us: the sender must retry
-            log.exception("could not store an inbound mail")
             return "451 4.3.0 cannot store the mail now, try again later"
-        self.wake.set()
         return "250 2.0.0 OK (already received)" if duplicate else "250 2.0.0 OK"
+
+    async def _store_waiting(self) -> None:
+        try:
+            while self._waiting:
+                group, self._waiting = self._waiting, []
+                try:
+                    outcomes = await asyncio.to_thread(
+                        self.runtime.processor.store_many, [(raw, sender) for raw, sender, _ in group]
+                    )
+                except Exception as error:
+                    log.exception("could not store %s inbound mail(s)", len(group))
+                    for *_, stored in group:
+                        stored.set_exception(error)
+                    continue
+                self.wake.set()
+                for (*_, stored), (_, duplicate) in zip(group, outcomes):
+                    stored.set_result(duplicate)
+        finally:
+            self._storer = None
 
 
 class Worker:
-    """Processes inbound mail in arrival order, works the outbox and, every
-    `timer_seconds`, sends reminders and forfeits late games; woken by
-    `wake` (set on new mail) or every `poll_seconds`, until `stop` is set;
-    in a process of its own, until that process is terminated."""
+    """Processes inbound mail in arrival order and, every `timer_seconds`,
+    sends reminders and forfeits late games; woken by `wake` (set on new
+    mail) or every `poll_seconds`, until `stop` is set; in a process of its
+    own, until that process is terminated. It wakes `deliver` when it has
+    queued replies; without one it delivers them itself."""
 
-    def __init__(self, runtime: Runtime, wake: EventLike | None = None):
+    def __init__(self, runtime: Runtime, wake: EventLike | None = None, deliver: EventLike | None = None):
         self.runtime = runtime
         self.wake = wake if wake is not None else threading.Event()
+        self.deliver = deliver
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._timers_due = time.monotonic()
 
     def start(self) -> None:
         """Run in a thread of this process (tests, `receive`-style use)."""
@@ -78,22 +109,48 @@ class Worker:
             self._thread.join(timeout=30)
 
     def run(self, parent_pid: int | None = None) -> None:
-        timers_due = time.monotonic()
         while not self.stopping.is_set():
             if parent_pid is not None and os.getppid() != parent_pid:
-                log.warning("the serving process is gone; worker stops")
+                log.warning("the serving process is gone; %s stops", type(self).__name__.lower())
                 return
             try:
-                self.runtime.processor.process_pending()
-                if time.monotonic() >= timers_due:
-                    timers_due = time.monotonic() + self.runtime.settings.timer_seconds
-                    for line in self.runtime.processor.run_timers():
-                        log.info("timers: %s", line)
-                self.runtime.delivery.deliver_due()
+                self.work_round()
             except Exception:
-                log.exception("worker round failed; retrying")
+                log.exception("%s round failed; retrying", type(self).__name__.lower())
             self.wake.wait(self.runtime.settings.poll_seconds)
             self.wake.clear()
+
+    def work_round(self) -> None:
+        more = True
+        while more:  # mail stored meanwhile wakes the worker again
+            processed, more = self.runtime.processor.process_batch()
+            if processed:
+                self._replies_queued()
+        if time.monotonic() >= self._timers_due:
+            self._timers_due = time.monotonic() + self.runtime.settings.timer_seconds
+            for line in self.runtime.processor.run_timers():
+                log.info("timers: %s", line)
+            self._replies_queued()
+        if self.deliver is None:  # in a thread: deliver here, retries that came due too
+            self.runtime.delivery.deliver_due()
+
+    def _replies_queued(self) -> None:
+        if self.deliver is not None:
+            self.deliver.set()
+
+
+class Deliverer(Worker):
+    """Works the outbox: woken when the worker has queued mail, and every
+    `poll_seconds` for the retries that have come due. It lets the replies
+    of a few moves gather first (GATHER_SECONDS): sending them in one batch
+    halves the cost of delivering a move, and a few milliseconds are
+    nothing to mail."""
+
+    GATHER_SECONDS = 0.01
+
+    def work_round(self) -> None:
+        time.sleep(self.GATHER_SECONDS)
+        self.runtime.delivery.deliver_due()
 
 
 class WakePipe:
@@ -128,14 +185,16 @@ class WakePipe:
             pass
 
 
-def _worker_process(settings: Settings, wake: WakePipe, parent_pid: int) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
+def _child_process(role: type[Worker], settings: Settings, wake: WakePipe, deliver: WakePipe | None, parent_pid: int) -> None:
+    logging.basicConfig(
+        level=logging.INFO, format=f"%(asctime)s %(levelname)s %(name)s[{role.__name__.lower()}]: %(message)s",
+    )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     # SIGTERM unwinds: an unfinished transaction is rolled back, nothing half-applied
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     runtime = Runtime(settings)
     try:
-        Worker(runtime, wake).run(parent_pid)
+        role(runtime, wake, deliver).run(parent_pid)
     finally:
         runtime.close()
 
@@ -152,20 +211,26 @@ async def start_listener(runtime: Runtime, wake: EventLike, host: str, port: int
 
 
 async def serve(runtime: Runtime) -> None:
-    """Listen in this process; process and deliver in a worker process (a
-    second core: Python threads would share one). Runs until SIGTERM or SIGINT."""
+    """Listen in this process; process mail in a worker process and deliver
+    in a third (each a core of its own: Python threads would share one).
+    Runs until SIGTERM or SIGINT."""
     host, _, port = runtime.settings.listen.rpartition(":")
+    # A thread storing a mail holds the database's write lock; were it to wait
+    # the default 5 ms for the GIL while the event loop runs, the worker
+    # would wait as long for the lock.
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
-    wake = WakePipe(context)
+    wake, deliver = WakePipe(context), WakePipe(context)
 
-    def start_worker() -> multiprocessing.process.BaseProcess:
+    def start(role: type[Worker]) -> multiprocessing.process.BaseProcess:
         process = context.Process(
-            target=_worker_process, args=(runtime.settings, wake, os.getpid()), name="pbmserv-worker"
+            target=_child_process, args=(role, runtime.settings, wake if role is Worker else deliver, deliver, os.getpid()),
+            name=f"pbmserv-{role.__name__.lower()}",
         )
-        process.start()  # it picks up mail left pending by an earlier crash at once
+        process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
         return process
 
-    worker = start_worker()
+    children = {role: start(role) for role in (Worker, Deliverer)}
     server = await start_listener(runtime, wake, host or "127.0.0.1", int(port))
     log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
     stopping = asyncio.Event()
@@ -177,12 +242,15 @@ async def serve(runtime: Runtime) -> None:
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
             except asyncio.TimeoutError:
-                if not worker.is_alive():
-                    log.error("the worker process died (exit code %s); starting a new one", worker.exitcode)
-                    worker = start_worker()
+                for role, child in children.items():
+                    if not child.is_alive():
+                        log.error("the %s process died (exit code %s); starting a new one", role.__name__.lower(), child.exitcode)
+                        children[role] = start(role)
     finally:
         server.close()
         await server.wait_closed()
-        worker.terminate()
-        await asyncio.to_thread(worker.join, 30)
+        for child in children.values():
+            child.terminate()
+        for child in children.values():
+            await asyncio.to_thread(child.join, 30)
         log.info("pbmserv stopped")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from pbmserv.mail.backends import SmtpBackend
@@ -74,3 +75,27 @@ def test_board_mails_reach_every_player_through_the_relay(runtime: Runtime) -> N
         runtime.processor.process_pending()
         assert runtime.delivery.deliver_due() == 2
     assert sorted(b"To: alice" in m for m in sink.accepted) == [False, True]
+
+
+class Crash(BaseException):
+    """The delivery process dying in the middle of a send."""
+
+
+class CrashingBackend:
+    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        raise Crash
+
+
+def test_mail_whose_sending_was_cut_off_is_sent_again_once_its_claim_runs_out(runtime: Runtime) -> None:
+    sink = ScriptedSink([])
+    runtime.delivery.backend = CrashingBackend()
+    queue_one_reply(runtime)
+    with pytest.raises(Crash):
+        runtime.delivery.deliver_due()
+    with smtp_server(lambda: sink) as port:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        assert runtime.delivery.deliver_due() == 0, "claimed by the process that died"
+        runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+        assert runtime.delivery.deliver_due() == 1
+    [row] = outbox(runtime)
+    assert row.status == "sent" and len(sink.accepted) == 1

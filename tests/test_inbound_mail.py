@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from email import policy
+from email.parser import BytesParser
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def text_mail(body: str, *headers: str, subject: str = "majorities move 101 alic
 
 def html_part(name: str) -> str:
     """The HTML alternative of a fixture mail, as text/html only would bring it."""
-    message = read_message(fixture(name))
+    message = BytesParser(policy=policy.default).parsebytes(fixture(name))
     part = message.get_body(preferencelist=("html",))
     assert part is not None
     return part.get_content()

@@ -224,6 +224,25 @@ def ask_something(pair: Pair, rng: random.Random, moves_made: int) -> None:
     pair.send(sender, subject)
 
 
+def begin(runtime: Runtime, twin: Runtime, game_name: str, seed: int):  # type: ignore[no-untyped-def]
+    """A run's start: its random source, the game, the two servers with the
+    players signed up, alice's seat (drawn), the seats in order, bob's seat."""
+    rng = random.Random(f"{game_name} {seed}")
+    pair = Pair(runtime, twin, game_name)
+    start(pair)
+    owner = rng.randrange(2)
+    players = ["alice", "bob"] if owner == 0 else ["bob", "alice"]
+    return rng, get_game(game_name), pair, owner, players, 1 - owner
+
+
+def turn_mail(rng: random.Random, game_name: str, userid: str, move: str, moves_made: int) -> tuple[str, str]:
+    """The subject of a move mail (sometimes with the #n guard, the move
+    spelled loosely) and its text (sometimes a comment)."""
+    guard = moves_made + 1 if rng.random() < 0.2 else None
+    comment = f"{userid} says: move {moves_made + 1}." if rng.random() < 0.1 else ""
+    return move_subject(game_name, userid, spelled(rng, move), guard), comment
+
+
 def common_turn(game, states, untouchable) -> tuple[int, list[str]]:  # type: ignore[no-untyped-def]
     """The seat to move (the same in both runs) and the moves legal in both
     runs that touch none of the secrets."""
@@ -236,14 +255,7 @@ def common_turn(game, states, untouchable) -> tuple[int, list[str]]:  # type: ig
 # -- Psychomachia ----------------------------------------------------------------------
 @pytest.mark.parametrize("seed", PSYCHOMACHIA_SEEDS)
 def test_psychomachia_hidden_stone_does_not_leak(seed: int, runtime: Runtime, twin: Runtime) -> None:
-    rng = random.Random(f"psychomachia {seed}")
-    game = get_game("psychomachia")
-    pair = Pair(runtime, twin, "psychomachia")
-    start(pair)
-
-    owner = rng.randrange(2)  # alice's seat: White or Black
-    players = ["alice", "bob"] if owner == 0 else ["bob", "alice"]
-    rival = 1 - owner
+    rng, game, pair, owner, players, rival = begin(runtime, twin, "psychomachia", seed)  # owner: White or Black
     stones = rng.randint(9, 17)
     options = {"size": "6", "stones": str(stones)}
     states = [game.new(options, players), game.new(options, players)]
@@ -335,9 +347,7 @@ def test_psychomachia_hidden_stone_does_not_leak(seed: int, runtime: Runtime, tw
             move = "reveal" if rng.random() < 0.5 else f"reveal,{rng.choice(squares)}"
         else:
             move = rng.choice(near if near and rng.random() < 0.6 else squares)
-        guard = moves_made + 1 if rng.random() < 0.2 else None
-        comment = f"{userid} says: move {moves_made + 1}." if rng.random() < 0.1 else ""
-        subject = move_subject("psychomachia", userid, spelled(rng, move), guard)
+        subject, comment = turn_mail(rng, "psychomachia", userid, move, moves_made)
         # alice revealing, or the last stone (the final reveal): her stone shows
         # now, on X in run A and on Y in run B, so this mail is not compared
         revealed = seat == owner and move.startswith("reveal")
@@ -356,14 +366,7 @@ def test_psychomachia_hidden_stone_does_not_leak(seed: int, runtime: Runtime, tw
 # -- Parliament --------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", PARLIAMENT_SEEDS)
 def test_parliament_preferences_do_not_leak(seed: int, runtime: Runtime, twin: Runtime) -> None:
-    rng = random.Random(f"parliament {seed}")
-    game = get_game("parliament")
-    pair = Pair(runtime, twin, "parliament")
-    start(pair)
-
-    owner = rng.randrange(2)  # alice's seat: Red or Blue
-    players = ["alice", "bob"] if owner == 0 else ["bob", "alice"]
-    rival = 1 - owner
+    rng, game, pair, owner, players, rival = begin(runtime, twin, "parliament", seed)  # owner: Red or Blue
     options = {"boards": "upper"}
     states = [game.new(options, players), game.new(options, players)]
     labels = list(states[0].layout.labels)
@@ -460,9 +463,7 @@ def test_parliament_preferences_do_not_leak(seed: int, runtime: Runtime, twin: R
         move = rng.choice(near if near and roll < 0.6 else choices)
         if rng.random() < 0.1:  # name an order for the flips (any seats may be named)
             move += " then " + ",".join(rng.sample(safe_labels, rng.randint(1, 2)))
-        guard = moves_made + 1 if rng.random() < 0.2 else None
-        comment = f"{userid} says: move {moves_made + 1}." if rng.random() < 0.1 else ""
-        subject = move_subject("parliament", userid, spelled(rng, move), guard)
+        subject, comment = turn_mail(rng, "parliament", userid, move, moves_made)
         after = [game.play(state, seat, move) for state in states]
         # a claim that reveals (or flips) a seat of S or T in a run is not compared
         revealed = touched(after)

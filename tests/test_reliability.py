@@ -7,12 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from email import policy
+from email.parser import BytesParser
+from sqlalchemy import select, update
+from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.config import Settings
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.gamekit import IllegalMove
 from pbmserv.runtime import Runtime
+from pbmserv.service.boards import write_played
 from pbmserv.service.catalog import Catalog
+from pbmserv.service.context import Context
 from pbmserv.service.passwords import Passwords
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import body, make_mail, send, send_raw
@@ -105,6 +111,68 @@ def test_a_crash_applies_nothing_keeps_the_mail_and_answers_once(runtime: Runtim
     with runtime.sessions() as session:
         failed = session.scalars(select(InboundMail).where(InboundMail.status == "failed")).one()
         assert "a bug in the game" in failed.error
+
+
+def test_in_one_batch_each_mail_stands_alone(runtime: Runtime) -> None:
+    """Mails processed in one transaction: a crash, a refusal and a success
+    between them each have their own outcome and their own answers."""
+    runtime.processor.catalog = Catalog([CrashingToy()])
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    backend = runtime.backend
+    assert isinstance(backend, MemoryBackend)
+    backend.sent.clear()
+    for sender, subject in [
+        ("alice@example.org", "toy move 101 alice secret1 b2"),
+        ("bob@example.org", "toy move 101 bob secret2 a1"),  # the game crashes
+        ("bob@example.org", "toy move 101 bob wrong c3"),  # refused
+        ("bob@example.org", "toy move 101 bob secret2 c3"),
+    ]:
+        runtime.processor.store(make_mail(sender, subject))
+    assert runtime.processor.process_batch(seconds=60) == (4, False)
+    runtime.delivery.deliver_due()
+    with runtime.sessions() as session:
+        assert [m.text for m in session.scalars(select(Move).order_by(Move.id))] == ["b2", "c3"]
+        outcomes = session.execute(select(InboundMail.status).order_by(InboundMail.id)).scalars().all()[-4:]
+    assert outcomes == ["done", "failed", "done", "done"]
+    parsed = [BytesParser(policy=policy.default).parsebytes(raw) for _, raw in backend.sent]
+    subjects = [message["Subject"] for message in parsed]
+    assert subjects == [
+        "Toy Board 101 bob", "Toy Board 101 bob", "pbmserv Error", "Toy Board 101 Error",
+        "Toy Board 101 alice", "Toy Board 101 alice",
+    ]
+
+
+def test_a_batch_ends_at_its_size_or_time_limit_and_the_rest_waits_in_order(runtime: Runtime) -> None:
+    for number in range(5):
+        runtime.processor.store(make_mail(f"user{number}@example.org", "help"))
+    assert runtime.processor.process_batch(most=2, seconds=60) == (2, True)
+    assert runtime.processor.process_batch(seconds=0) == (1, True), "the time limit ends a batch after the mail at hand"
+    assert runtime.processor.process_batch(most=2, seconds=60) == (2, True), "a full batch cannot know that it was the last"
+    assert runtime.processor.process_batch() == (0, False)
+    with runtime.sessions() as session:
+        assert session.execute(select(InboundMail.status)).scalars().all() == ["done"] * 5
+
+
+def test_mails_stored_together_are_each_recognised(runtime: Runtime) -> None:
+    first, second = make_mail("alice@example.org", "help"), make_mail("bob@example.org", "help")
+    [(first_id, _)] = [runtime.processor.store(first)]
+    outcomes = runtime.processor.store_many([(second, None), (first, None), (second, None)])
+    assert outcomes == [(first_id + 1, False), (first_id, True), (first_id + 1, True)]
+
+
+def test_a_move_is_not_written_over_a_board_another_writer_changed(game_on: Runtime) -> None:
+    """The version guard of the move path's own board UPDATE."""
+    with game_on.sessions() as session:
+        board = session.scalar(select(Board).where(Board.board == 101))
+        assert board is not None
+        session.execute(update(Board.__table__).where(Board.__table__.c.id == board.id).values(version=board.version + 1))
+        board.move_count += 1
+        ctx = Context(session, game_on.settings, game_on.catalog, game_on.processor.passwords, game_on.clock(), "")
+        with pytest.raises(StaleDataError):
+            write_played(ctx, board)
+        session.rollback()
 
 
 def test_a_duplicate_delivery_is_applied_once(runtime: Runtime) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import mailbox
 import smtplib
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend
 from pbmserv.runtime import Runtime
 from pbmserv.smtpd import Worker, start_listener
@@ -108,6 +111,51 @@ def test_a_second_delivery_is_acknowledged_and_not_applied(listener, runtime: Ru
     time.sleep(0.5)
     assert len(wait_for_mail(maildir, 1)) == 1
     assert [row.status for row in inbound_rows(runtime)] == ["done"]
+
+
+def test_mails_arriving_together_are_stored_together_each_once(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+    """Twelve sessions at once (the same mail among them twice): every one
+    gets its 250, each distinct mail is stored and answered once."""
+    port, maildir = listener
+    mails = [make_mail(f"p{n}@example.org", f"signup p{n} secret{n}") for n in range(10)]
+    mails += [mails[0], mails[1]]
+    answers: list[int] = []
+
+    def deliver(raw: bytes) -> None:
+        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+            client.ehlo()
+            client.mail("sender@example.org")
+            client.rcpt("pbmserv@localhost")
+            answers.append(client.data(raw)[0])
+
+    threads = [threading.Thread(target=deliver, args=(raw,)) for raw in mails]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [250] * 12
+    settle(runtime)
+    assert len(wait_for_mail(maildir, 10)) == 10
+    assert [row.status for row in inbound_rows(runtime)] == ["done"] * 10
+
+
+def test_intake_answers_451_when_the_mail_cannot_be_stored(tmp_path: Path) -> None:
+    """Another writer holds the (SQLite) database past the busy timeout: the
+    mail is not safe with us, so the sending server is told to try again."""
+    database = tmp_path / "pbmserv.db"
+    settings = Settings(database_url=f"sqlite:///{database}", mail_backend="memory", database_busy_seconds=0.3)
+    runtime = Runtime(settings)
+    runtime.upgrade_schema()
+    with loop_thread() as loop, open(f"{database}-writer", "a+b") as holder:
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime, threading.Event(), "127.0.0.1", 0), loop).result(10)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=10) as client:
+            with pytest.raises(smtplib.SMTPDataError) as refused:
+                client.sendmail("alice@example.org", ["pbmserv@localhost"], make_mail("alice@example.org", "help"))
+        close_server(server, loop)
+    assert refused.value.smtp_code == 451
+    assert inbound_rows(runtime) == []
+    runtime.close()
 
 
 LOOP_RULES = {

@@ -3,11 +3,10 @@ player sees their own, nobody sees another's until it is revealed."""
 
 from __future__ import annotations
 
-import textwrap
 from functools import cache
 from typing import TYPE_CHECKING
 
-from pbmserv.gamekit import Outcome
+from pbmserv.gamekit import Outcome, filled
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event
 from games.parliament.chambers import Layout
@@ -62,7 +61,7 @@ def render_state(state: State, viewer: int | None, outcome: Outcome | None) -> s
 def _wrap(paragraph: str) -> str:
     if len(paragraph) <= WIDTH:
         return paragraph
-    return textwrap.fill(paragraph, WIDTH, subsequent_indent="  ")
+    return "\n".join(filled(paragraph, WIDTH, "  "))
 
 
 def _own_hidden(state: State, viewer: int | None) -> set[int]:

@@ -5,6 +5,7 @@ from pbmserv.gamekit.hexagonal import HexHexGrid
 from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
 from pbmserv.gamekit.regions import connected_regions, connected_sets, is_connected
 from pbmserv.gamekit.square import COMPASS, OPPOSITE, SquareGrid
+from pbmserv.gamekit.text import filled
 
 __all__ = [
     "COMPASS",
@@ -19,6 +20,7 @@ __all__ = [
     "UnknownGame",
     "connected_regions",
     "connected_sets",
+    "filled",
     "game_names",
     "get_game",
     "is_connected",

@@ -43,12 +43,18 @@ class SquareGrid:
     ranks_from_top: bool = False
     mask: frozenset[Cell] | None = None
     _files: str = field(init=False, repr=False, compare=False)
+    #: the printed lines, top first: (rank, each cell of the line or None for a hole)
+    _printed: tuple[tuple[int, tuple[Cell | None, ...]], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         letters = "abcdefghjklmnopqrstuvwxyz" if self.skip_i else "abcdefghijklmnopqrstuvwxyz"
         if self.width > len(letters):
             raise ValueError(f"a square grid is at most {len(letters)} files wide")
         object.__setattr__(self, "_files", letters[: self.width])
+        printed = tuple(
+            (row[0][1], tuple(cell if cell in self else None for cell in row)) for row in self.display_rows()
+        )
+        object.__setattr__(self, "_printed", printed)
 
     @classmethod
     def from_mask(cls, rows: Iterable[str], **kwargs: bool) -> SquareGrid:
@@ -161,12 +167,9 @@ class SquareGrid:
             letter.ljust(cell_width) for letter in self._files
         ).rstrip()
         lines = [letters]
-        for row in self.display_rows():
-            rank = row[0][1]
+        for rank, row in self._printed:
             number = str(rank + 1)
-            body = "".join(
-                (glyph(cell) if cell in self else hole).ljust(cell_width) for cell in row
-            )
+            body = "".join([(hole if cell is None else glyph(cell)).ljust(cell_width) for cell in row])
             line = f"{number.rjust(margin)} {body}{number}"
             if right is not None:
                 extra = right(rank)

@@ -27,12 +27,15 @@ class Backend(Protocol):
 @dataclass
 class MaildirBackend:
     path: Path
+    _maildir: mailbox.Maildir | None = field(default=None, init=False, repr=False)
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         # Maildir writes into tmp/ and renames into new/: a reader never sees half a mail
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            mailbox.Maildir(self.path, create=True).add(raw)
+            if self._maildir is None or not self.path.is_dir():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._maildir = mailbox.Maildir(self.path, create=True)
+            self._maildir.add(raw)
         except OSError as error:
             raise TemporaryFailure(f"maildir {self.path}: {error}") from error
 

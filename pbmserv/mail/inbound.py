@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from email import policy
 from email.errors import MessageError
-from email.message import EmailMessage, Message
+from email.header import decode_header, make_header
+from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
@@ -31,10 +32,12 @@ class IncomingMail:
     headers: dict[str, str]
 
 
-def read_message(raw: bytes) -> EmailMessage:
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(message, EmailMessage)
-    return message
+def read_message(raw: bytes) -> Message:
+    """The parsed mail. The compat32 policy keeps header values as the raw
+    text, which `header_text` decodes only for the few headers we read: the
+    header objects of `policy.default` cost more than all the rest of a
+    move's mail handling together."""
+    return BytesParser(policy=policy.compat32).parsebytes(raw)
 
 
 #: the headers the server looks at (loop protection, the masked copy it keeps)
@@ -47,21 +50,22 @@ KEPT_HEADERS = (
 def read_identity(raw: bytes) -> tuple[str, str]:
     """(reply address, Message-ID) from the header block alone: what intake
     needs to recognise a second delivery, without decoding the body."""
-    message = BytesHeaderParser(policy=policy.default).parsebytes(raw)
-    return reply_address(message), header_text(message, "Message-ID")
+    headers = raw_headers(BytesHeaderParser(policy=policy.compat32).parsebytes(raw))
+    return reply_address(headers), header_text(headers, "Message-ID")
 
 
 def parse_mail(raw: bytes) -> IncomingMail:
     message = read_message(raw)
+    headers = raw_headers(message)
     text = message_text(message)
     return IncomingMail(
-        sender=reply_address(message),
-        subject=header_text(message, "Subject"),
+        sender=reply_address(headers),
+        subject=header_text(headers, "Subject"),
         body=strip_replies(text),
         text=text,
-        message_id=header_text(message, "Message-ID"),
-        references=header_text(message, "References"),
-        headers={name: header_text(message, name) for name in KEPT_HEADERS if name in message},
+        message_id=header_text(headers, "Message-ID"),
+        references=header_text(headers, "References"),
+        headers={name: header_text(headers, name) for name in KEPT_HEADERS if name in headers},
     )
 
 
@@ -73,32 +77,46 @@ _HEADER_ERRORS = (MessageError, LookupError, ValueError, TypeError, IndexError, 
 _ADDRESS = re.compile(r"[^@\s]+@[^@\s]+")
 
 
-def reply_address(message: Message) -> str:
+RawHeaders = dict[str, list[str]]
+
+
+def raw_headers(message: Message) -> RawHeaders:
+    """The header values as written, by lower-case name, in mail order."""
+    headers: RawHeaders = {}
+    for name, value in message.raw_items():
+        if isinstance(value, str):
+            headers.setdefault(name.lower(), []).append(value)
+    return headers
+
+
+def reply_address(headers: RawHeaders) -> str:
     """Where replies go: the first usable Reply-To address, else From's; "" if none."""
-    for name in ("Reply-To", "From"):
-        for value in _header_values(message, name):
+    for name in ("reply-to", "from"):
+        for value in map(_decoded, headers.get(name, ())):
             for _, address in getaddresses([value]):
                 if _ADDRESS.fullmatch(address.strip()):
                     return address.strip().lower()
     return ""
 
 
-def header_text(message: Message, name: str) -> str:
+def header_text(headers: RawHeaders, name: str) -> str:
     """The first `name` header, decoded (encoded words, 8-bit bytes) and
     unfolded onto one line; "" when absent."""
-    values = _header_values(message, name)
-    return " ".join(_printable(values[0]).split()) if values else ""
+    values = headers.get(name.lower())
+    return " ".join(_printable(_decoded(values[0])).split()) if values else ""
 
 
-def _header_values(message: Message, name: str) -> list[str]:
+def _decoded(value: str) -> str:
+    """A raw header value as text: 8-bit bytes by `decode_bytes`, RFC 2047
+    encoded words by their charset; a malformed encoded word stays as written."""
+    if not value.isascii():
+        value = _surrogates_to_text(value)
+    if "=?" not in value:
+        return value
     try:
-        return [str(value) for value in message.get_all(name, [])]
-    except _HEADER_ERRORS:  # fall back to the undecoded text
-        return [
-            _surrogates_to_text(value)
-            for key, value in message.raw_items()
-            if key.lower() == name.lower() and isinstance(value, str)
-        ]
+        return str(make_header(decode_header(value)))
+    except _HEADER_ERRORS:
+        return value
 
 
 def _surrogates_to_text(value: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
@@ -36,11 +38,36 @@ def syntax(game: str, verb: str) -> str:
 
 
 # -- loading -----------------------------------------------------------------
+# statements built once: they run for every move
+_BOARD = select(Board).where(Board.game_type == bindparam("game"), Board.board == bindparam("number"))
+_LOCKED_BOARD = _BOARD.with_for_update()
+_RECENT_MOVES = (
+    select(MoveRow.__table__.c.number, MoveRow.__table__.c.seat, MoveRow.__table__.c.text,
+           MoveRow.__table__.c.secret, MoveRow.__table__.c.auto)
+    .where(MoveRow.__table__.c.board_id == bindparam("board_id"))
+    .order_by(MoveRow.__table__.c.number.desc())
+    .limit(bindparam("recent"))
+)
+# Core statements for the move path's writes (the ORM's unit of work costs
+# more than the rest of a move); the board row itself stays with the ORM,
+# whose version column guards against a second writer
+BOARDS = Board.__table__
+MOVES = MoveRow.__table__
+QUEUED = QueuedMove.__table__
+#: the board columns a move changes
+PLAYED_COLUMNS = ("state", "move_count", "updated_at", "proposal", "status", "result")
+_WRITE_PLAYED = (
+    update(BOARDS)
+    .where(BOARDS.c.id == bindparam("board_id"), BOARDS.c.version == bindparam("old_version"))
+    .values(version=bindparam("new_version"), **{key: bindparam(key) for key in PLAYED_COLUMNS})
+)
+_QUEUED_ON_BOARD = select(QUEUED.c.id, QUEUED.c.seat, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"))
+_RECORD_MOVE = insert(MOVES)
+_UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
+
+
 def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> Board:
-    query = select(Board).where(Board.game_type == game.name, Board.board == number)
-    if lock:
-        query = query.with_for_update()
-    board = ctx.session.scalar(query)
+    board = ctx.session.scalar(_LOCKED_BOARD if lock else _BOARD, {"game": game.name, "number": number})
     if board is None:
         raise ServiceError(
             f"There is no {game.title} board {number}.",
@@ -61,15 +88,13 @@ def replay(game: Game, board: Board, upto: int | None = None) -> Any:
     return state
 
 
-def moves_to_list(ctx: Context, board: Board) -> list[MoveRow]:
+def moves_to_list(ctx: Context, board: Board) -> list[Any]:
     """The moves an ordinary board mail lists: the last few while the game
     runs (without loading a long game's whole history), all once it is over."""
     if board.result is not None:
         return list(board.moves)
-    recent = ctx.session.scalars(
-        select(MoveRow).where(MoveRow.board_id == board.id).order_by(MoveRow.number.desc()).limit(ctx.settings.recent_moves)
-    )
-    return list(reversed(list(recent)))
+    recent = ctx.read(_RECENT_MOVES, {"board_id": board.id, "recent": ctx.settings.recent_moves})
+    return list(reversed(recent.all()))
 
 
 def mails_to_players(
@@ -79,9 +104,10 @@ def mails_to_players(
     """The board mail to every player, each seeing the board from their own side,
     and the public view to the subscribers it is for; the sender gets the
     public view (without the comment) if they are none of these."""
-    addresses = ctx.addresses(board.seats)
     moves = moves_to_list(ctx, board)
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
+    watchers = subscriptions.watchers(board, board_subscriptions)
+    addresses = ctx.addresses([*board.seats, *watchers])
     subject = views.subject(game, board, state, subject_prefix)
 
     def text(viewer: int | None, comment: str = ctx.comment) -> str:
@@ -97,8 +123,7 @@ def mails_to_players(
         if recipients:
             reached.update(recipients)
             replies.append(Reply(recipients, subject, text(seat), "board"))
-    watching = ctx.addresses(subscriptions.watchers(board, board_subscriptions))
-    recipients = tuple(address for found in watching.values() for address in found)
+    recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)
         replies.append(Reply(recipients, subject, text(None), "board"))
@@ -177,10 +202,11 @@ def check_guard(game: Game, board: Board, guard: int | None) -> None:
 
 
 def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool, *, auto: bool = False) -> None:
-    ctx.session.add(MoveRow(
-        board_id=board.id, number=board.move_count + 1, seat=seat, text=text, secret=secret,
-        created_at=ctx.now, comment="" if auto else ctx.comment, auto=auto,
-    ))
+    ctx.session.execute(_RECORD_MOVE, {
+        "board_id": board.id, "number": board.move_count + 1, "seat": seat, "text": text, "secret": secret,
+        "created_at": ctx.now, "comment": "" if auto else ctx.comment, "auto": auto,
+    })
+    ctx.session.expire(board, ["moves"])  # written past the ORM: a loaded move list is out of date
     board.move_count += 1
     board.updated_at = ctx.now
     board.proposal = None  # an open draw offer or undo request lapses with any move
@@ -199,31 +225,45 @@ def _play(ctx: Context, game: Game, board: Board, state: Any, seat: int, text: s
     return new_state
 
 
-def _next_queued(ctx: Context, board: Board, seats: frozenset[int]) -> QueuedMove | None:
-    return ctx.session.scalar(
-        select(QueuedMove).where(QueuedMove.board_id == board.id, QueuedMove.seat.in_(sorted(seats)))
-        .order_by(QueuedMove.seat).limit(1)
+def write_played(ctx: Context, board: Board) -> None:
+    """Write the columns a move changes with one Core UPDATE, guarded by the
+    board's version like the ORM's own (a second writer's change raises
+    StaleDataError), and tell the ORM they are written: its unit of work
+    would cost a tenth of the whole move. Anything else changed is left for
+    the ORM to flush as usual."""
+    played = {key: getattr(board, key) for key in PLAYED_COLUMNS}
+    version = board.version
+    written = ctx.session.execute(
+        _WRITE_PLAYED, {**played, "board_id": board.id, "old_version": version, "new_version": version + 1}
     )
+    if written.rowcount != 1:
+        raise StaleDataError(f"board {board.id} changed under this move (version {version})")
+    for key, value in {**played, "version": version + 1}.items():
+        set_committed_value(board, key, value)
 
 
 def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any, list[Reply]]:
     """Play the queued moves of the players whose turn it now is, as long as
     there are any; an illegal one is dropped with a mail to its owner."""
     dropped: list[Reply] = []
-    while board.result is None:
-        queued = _next_queued(ctx, board, game.to_move(state))
-        if queued is None:
+    waiting = {row.seat: row for row in ctx.read(_QUEUED_ON_BOARD, {"board_id": board.id})}
+    if not waiting:
+        return state, dropped
+    while board.result is None and waiting:
+        ready = sorted(set(waiting) & set(game.to_move(state)))
+        if not ready:
             break
-        ctx.session.delete(queued)
-        ctx.session.flush()
+        queued = waiting.pop(ready[0])
+        ctx.session.execute(_UNQUEUE, {"queued_id": queued.id})
         try:
             state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
         except IllegalMove as error:
             dropped.append(_dropped_mail(ctx, game, board, state, queued, error.reason))
+    write_played(ctx, board)
     return state, dropped
 
 
-def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: QueuedMove, reason: str) -> Reply:
+def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: Any, reason: str) -> Reply:
     userid = board.seats[queued.seat]
     body = (
         views.wrap(
@@ -269,6 +309,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
             game=game.name, board=board.board, board_text=game.render(state, seat),
         ) from None
+    write_played(ctx, board)
     new_state, dropped = play_queued(ctx, game, board, new_state)
     return dropped + mails_to_players(ctx, game, board, new_state, commenter=user.userid)
 

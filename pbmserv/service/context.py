@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Executable, Result, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbmserv.config import Settings
@@ -18,6 +19,17 @@ from pbmserv.store.models import Address, User
 def as_utc(moment: datetime) -> datetime:
     """A stored time, made timezone-aware: SQLite gives back naive datetimes (stored in UTC)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+# built once: these run for every move
+_USER = select(User).where(User.userid == bindparam("userid"))
+_USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
+_ADDRESSES = (
+    select(_USERS.c.userid, _ADDRESS_ROWS.c.address)
+    .join(_ADDRESS_ROWS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
+    .where(_USERS.c.userid.in_(bindparam("userids", expanding=True)))
+    .order_by(_ADDRESS_ROWS.c.position)
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +57,7 @@ class Context:
     comment: str = ""
 
     def find_user(self, userid: str) -> User | None:
-        return self.session.scalar(select(User).where(User.userid == userid.lower()))
+        return self.session.scalar(_USER, {"userid": userid.lower()})
 
     def known_user(self, userid: str, hint: str = "") -> User:
         user = self.find_user(userid)
@@ -67,14 +79,15 @@ class Context:
             )
         return user
 
+    def read(self, statement: Executable, params: dict[str, Any]) -> Result[Any]:
+        """Run a Core query of the move path. Unlike an ORM query it does not
+        flush what this mail changed through the ORM, so that is flushed
+        first (a no-op when nothing changed)."""
+        self.session.flush()
+        return self.session.execute(statement, params)
+
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-        rows = self.session.execute(
-            select(User.userid, Address.address)
-            .join(Address, Address.user_id == User.id)
-            .where(User.userid.in_(list(userids)))
-            .order_by(Address.position)
-        )
         found: dict[str, list[str]] = {userid: [] for userid in userids}
-        for userid, address in rows:
+        for userid, address in self.read(_ADDRESSES, {"userids": list(found)}) if found else ():
             found[userid].append(address)
         return {userid: tuple(addresses) for userid, addresses in found.items()}

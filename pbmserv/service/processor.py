@@ -7,19 +7,19 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from email import policy
 
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Row, bindparam, func, insert, select, update
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
 from pbmserv.mail.loops import no_reply_reason
-from pbmserv.mail.outbound import compose, encoded_subject, text_message
+from pbmserv.mail.outbound import compose, message_bytes
 from pbmserv.protocol import ParseError, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.service import timers
@@ -32,6 +32,25 @@ from pbmserv.service.views import wrap
 from pbmserv.store.models import InboundMail, OutboxMail
 
 log = logging.getLogger(__name__)
+
+INBOUND = InboundMail.__table__
+OUTBOX = OutboxMail.__table__
+_PENDING = (
+    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender)
+    .where(INBOUND.c.status == "pending")
+    .order_by(INBOUND.c.id)
+    .limit(bindparam("most"))
+    .with_for_update()
+)
+_MARK = (
+    update(INBOUND)
+    .where(INBOUND.c.id == bindparam("row_id"))
+    .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at"))
+)
+_MARK_MASKED = _MARK.values(raw=bindparam("raw"))
+_QUEUE = insert(OUTBOX)
+_STORE = insert(INBOUND)
+_STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
 Clock = Callable[[], datetime]
 
@@ -62,86 +81,150 @@ class Processor:
     # -- intake ------------------------------------------------------------
     def store(self, raw: bytes, envelope_sender: str | None = None) -> tuple[int, bool]:
         """Commit the raw mail; returns (row id, True if it was a duplicate)."""
-        reply_to, message_id = read_identity(raw)
-        sender = envelope_sender if envelope_sender is not None else reply_to
-        key = dedup_key(raw, sender, message_id)
+        return self.store_many([(raw, envelope_sender)])[0]
+
+    def store_many(self, mails: list[tuple[bytes, str | None]]) -> list[tuple[int, bool]]:
+        """Commit several raw mails in one transaction (SMTP intake stores
+        the mails that arrived together so: one commit, one turn of the
+        write lock); returns (row id, True if it was a duplicate) for each.
+        Should another process store one of them at the same moment, the
+        unique key refuses the transaction; it is then done again, and finds
+        that mail stored."""
+        identified = []
+        for raw, envelope_sender in mails:
+            reply_to, message_id = read_identity(raw)
+            sender = envelope_sender if envelope_sender is not None else reply_to
+            identified.append((raw, sender, message_id, dedup_key(raw, sender, message_id)))
         try:
-            with self.sessions.begin() as session:
-                row = InboundMail(
-                    received_at=self.clock(), envelope_sender=sender, message_id=message_id,
-                    dedup_key=key, raw=raw, status="pending", error="",
-                )
-                session.add(row)
-                session.flush()
-                return row.id, False
+            return self._store_identified(identified)
         except IntegrityError:
-            with self.sessions() as session:
-                existing = session.scalar(select(InboundMail.id).where(InboundMail.dedup_key == key))
-            if existing is None:
-                raise
-            return existing, True
+            return self._store_identified(identified)
+
+    def _store_identified(self, identified: list[tuple[bytes, str, str, str]]) -> list[tuple[int, bool]]:
+        with self.sessions.begin() as session:
+            keys = list(dict.fromkeys(key for *_, key in identified))
+            known = {key: row_id for key, row_id in session.execute(_STORED, {"keys": keys})}
+            fresh: dict[str, dict[str, object]] = {}
+            for raw, sender, message_id, key in identified:
+                if key not in known:
+                    fresh.setdefault(key, {
+                        "received_at": self.clock(), "envelope_sender": sender, "message_id": message_id,
+                        "dedup_key": key, "raw": raw, "status": "pending", "error": "",
+                    })
+            if fresh:
+                session.execute(_STORE, list(fresh.values()))
+                stored = {key: row_id for key, row_id in session.execute(_STORED, {"keys": list(fresh)})}
+        outcomes, seen = [], set()
+        for *_, key in identified:
+            if key in known:
+                outcomes.append((known[key], True))
+            else:  # stored now, in arrival order; a second copy in the same group is a duplicate
+                outcomes.append((stored[key], key in seen))
+                seen.add(key)
+        return outcomes
 
     # -- processing ----------------------------------------------------------
     def process_pending(self) -> int:
         """Process every pending inbound mail in arrival order; returns how many."""
-        count = 0
-        while self.process_next():
-            count += 1
+        count, more = 0, True
+        while more:
+            processed, more = self.process_batch()
+            count += processed
         return count
 
-    def process_next(self) -> bool:
-        """Process the oldest pending mail, if any. Mails are processed one at
-        a time in arrival order, also across processes: a later mail (a move)
-        may depend on an earlier one (the challenge). A process that finds the
-        oldest mail locked waits for it, then finds it done and returns."""
-        with self.sessions.begin() as session:
-            row = session.scalar(
-                select(InboundMail)
-                .where(InboundMail.status == "pending")
-                .order_by(InboundMail.id)
-                .limit(1)
-                .with_for_update()
-            )
-            if row is None:
-                return False
-            self._process(session, row)
-            return True
+    def process_batch(self, most: int = 50, seconds: float = 0.01) -> tuple[int, bool]:
+        """Process the oldest pending mails, one after another in one
+        transaction (a commit costs more than a move), each mail all or
+        nothing in a savepoint; returns how many, and whether pending mail
+        may be left. It stops after `most` mails or once `seconds` have
+        passed, so that SMTP intake, which needs the write lock too, never
+        waits long.
 
-    def _process(self, session: Session, row: InboundMail) -> None:
+        Mails are processed in arrival order, also across processes: a later
+        mail (a move) may depend on an earlier one (the challenge). A process
+        that finds the oldest mails locked waits for them, then finds them
+        done and takes the next."""
+        deadline = time.monotonic() + seconds
+        with self.sessions.begin() as session:
+            rows = session.execute(_PENDING, {"most": most}).all()
+            for done, row in enumerate(rows, start=1):
+                self._process(session, row)
+                if time.monotonic() >= deadline and done < len(rows):
+                    return done, True
+            return len(rows), len(rows) == most
+
+    def _process(self, session: Session, row: Row) -> None:
+        """One mail: its commands, their replies in the outbox and the mail
+        marked done, in a savepoint; the mail's row is written with Core
+        statements (the ORM's unit of work would double the cost of a move).
+
+        A mail of one command (nearly all of them) runs it in the mail's own
+        savepoint, several commands each get a savepoint of their own: a
+        command refused with a ServiceError changes nothing and is answered
+        with an error mail. A bug (any other exception) rolls back the whole
+        mail, which is marked failed and answered with an apology; a lost or
+        unusable database connection rolls back the batch, to be tried again."""
         now = self.clock()
         mail = parse_mail(row.raw)
-        row.processed_at = now
-        reason = no_reply_reason(mail, row.envelope_sender)
-        if reason is not None:
-            row.status, row.error = "dropped", reason
-            log.info("inbound %s dropped: %s", row.id, reason)
-            return
-        request = parse_request(mail.subject, mail.body, self.catalog.names())
-        secrets = tuple(s for line in request.lines for s in probable_passwords(line.text))
-        replies: list[Reply] = []
+        secrets: tuple[str, ...] = ()
+        masked: bytes | None = None
         try:
             with session.begin_nested():
-                for line in request.lines:
-                    replies += self._run_line(session, mail, line, request.comment, now, secrets)
-            row.status = "done"
+                reason = no_reply_reason(mail, row.envelope_sender)
+                if reason is not None:
+                    log.info("inbound %s dropped: %s", row.id, reason)
+                    self._finish(session, row.id, mail, [], now, status="dropped", error=reason)
+                    return
+                request = parse_request(mail.subject, mail.body, self.catalog.names())
+                secrets = tuple(s for line in request.lines for s in probable_passwords(line.text))
+                masked = masked_copy(mail, secrets) if secrets else None
+                alone = len(request.lines) == 1
+                replies = [
+                    reply for line in request.lines
+                    for reply in self._run_line(session, mail, line, request.comment, now, secrets, alone)
+                ]
+                self._finish(session, row.id, mail, replies, now, masked=masked)
+            return
+        except (OperationalError, InterfaceError):  # the database, not the mail: try the batch again later
+            raise
+        except ServiceError as error:  # the only command was refused
+            replies, status, problem = [self._error_reply(mail, request.lines[0], error, secrets)], "done", ""
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
-            row.status, row.error = "failed", f"{type(error).__name__}: {error}"
+            status, problem = "failed", f"{type(error).__name__}: {error}"
             replies = [Reply((mail.sender,), "pbmserv Error", (
                 "The server failed while handling your mail; nothing in it was carried out.\n"
                 "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
             ), "error")]
+        try:
+            with session.begin_nested():
+                self._finish(session, row.id, mail, replies, now, status=status, error=problem, masked=masked)
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception as error:  # not even the answer could be written: the mail must not block the queue
+            log.exception("inbound %s could not be answered", row.id)
+            self._finish(session, row.id, mail, [], now, status="failed", error=f"{type(error).__name__}: {error}")
+
+    def _finish(
+        self, session: Session, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime, *,
+        status: str = "done", error: str = "", masked: bytes | None = None,
+    ) -> None:
+        """The replies into the outbox (answers and errors within the
+        sender's hourly caps) and the mail marked with its outcome."""
         held_back = 0
         for reply in replies:
             if reply.kind != "board" and self._over_cap(session, mail.sender, reply.kind, now):
                 held_back += 1
                 continue
-            self._queue(session, row, mail, reply, now)
+            self._queue(session, row_id, mail, reply, now)
         if held_back:
-            row.error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
-            log.warning("inbound %s: %s", row.id, row.error)
-        if secrets:
-            row.raw = masked_copy(mail, secrets)
+            error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
+            log.warning("inbound %s: %s", row_id, error)
+        outcome = {"row_id": row_id, "status": status, "error": error, "processed_at": now}
+        if masked is None:
+            session.execute(_MARK, outcome)
+        else:
+            session.execute(_MARK_MASKED, {**outcome, "raw": masked})
 
     def run_timers(self) -> list[str]:
         """One pass of reminders and forfeits (and of vacations that ran out),
@@ -154,18 +237,29 @@ class Processor:
                 self._queue(session, None, None, reply, now)
         return report
 
-    def _run_line(self, session: Session, mail: IncomingMail, line, comment: str, now: datetime, secrets) -> list[Reply]:  # type: ignore[no-untyped-def]
-        ctx = Context(session, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
+    def _run_line(  # type: ignore[no-untyped-def]
+        self, session: Session, mail: IncomingMail, line, comment: str, now: datetime, secrets, alone: bool,
+    ) -> list[Reply]:
+        """The replies to one line; with `alone` (the mail's only line) a
+        refusal is raised for the mail's savepoint to undo."""
         if line.error is not None:
             return [error_reply(mail, line.error, self.catalog, secrets)]
+        ctx = Context(session, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
+        if alone:
+            replies = execute(ctx, line.command)
+            session.flush()  # so that the row's writes fail here, inside the savepoint
+            return replies
         try:
             with session.begin_nested():
                 return execute(ctx, line.command)
         except ServiceError as error:
-            if error.game is None and isinstance(line.command, GameCommand):
-                error.game = line.command.game
-                error.board = getattr(line.command, "board", None)
-            return [error_reply(mail, error, self.catalog, secrets)]
+            return [self._error_reply(mail, line, error, secrets)]
+
+    def _error_reply(self, mail: IncomingMail, line, error: ServiceError, secrets: tuple[str, ...]) -> Reply:  # type: ignore[no-untyped-def]
+        if error.game is None and isinstance(line.command, GameCommand):
+            error.game = line.command.game
+            error.board = getattr(line.command, "board", None)
+        return error_reply(mail, error, self.catalog, secrets)
 
     def _over_cap(self, session: Session, recipient: str, kind: str, now: datetime) -> bool:
         """Whether `recipient` had as many answers (of this kind, for errors) in the last hour as allowed."""
@@ -181,19 +275,21 @@ class Processor:
         return (recent or 0) >= cap
 
     def _queue(
-        self, session: Session, row: InboundMail | None, mail: IncomingMail | None, reply: Reply, now: datetime,
+        self, session: Session, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
     ) -> None:
         """Put the reply in the outbox, as an answer to `mail` (None: a mail of the server's own)."""
+        rows = []
         for recipient in dict.fromkeys(reply.recipients):
             message_id, raw = compose(
                 sender=self.settings.address, recipient=recipient, subject=reply.subject, body=reply.body, date=now,
                 in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
             )
-            session.add(OutboxMail(
-                created_at=now, inbound_id=row.id if row else None, recipient=recipient,
-                message_id=message_id, raw=raw,
-                status="pending", kind=reply.kind, attempts=0, next_try_at=now, last_error="",
-            ))
+            rows.append({
+                "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
+                "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
+            })
+        if rows:
+            session.execute(_QUEUE, rows)
 
 
 def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
@@ -231,10 +327,10 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
 def masked_copy(mail: IncomingMail, secrets: tuple[str, ...]) -> bytes:
     """What is kept of a processed mail that carried passwords: its headers
     that matter and its text, with every password replaced by a mask."""
-    copy = text_message(mask(mail.text, secrets) + "\n")
-    for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References"):
-        if mail.headers.get(name.lower()):
-            copy[name] = mail.headers[name.lower()]
-    copy["Subject"] = encoded_subject(mask(mail.subject, secrets))
-    copy["X-Pbmserv-Masked"] = "passwords removed after processing"
-    return copy.as_bytes(policy=policy.SMTP)
+    headers = [
+        (name, mail.headers[name.lower()])
+        for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References")
+        if mail.headers.get(name.lower())
+    ]
+    headers += [("Subject", mask(mail.subject, secrets)), ("X-Pbmserv-Masked", "passwords removed after processing")]
+    return message_bytes(headers, mask(mail.text, secrets) + "\n")

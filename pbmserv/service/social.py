@@ -156,7 +156,7 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         )
     text = _text_of(ctx, "chat", f"{game.name} chat {board.board} {user.userid} password", game.name, board.board)
     readers = list(dict.fromkeys(
-        [*board.seats, *(s.user.userid for s in board_subscriptions if not s.final_only), user.userid]
+        [*board.seats, *(s.userid for s in board_subscriptions if not s.final_only), user.userid]
     ))
     body = (
         f"{user.userid} writes about {game.title} Board {board.board} ({' vs '.join(board.seats)}):\n\n{text}\n\n"

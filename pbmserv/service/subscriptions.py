@@ -4,18 +4,26 @@ every new board of a game type."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import Row, bindparam, select
 
 from pbmserv.service.context import Context
 from pbmserv.store.models import Board, GamePolicy, Subscription, User
 
 FINAL_ONLY = "(final result only)"
 
+# built once: this runs for every move
+_SUBSCRIPTIONS, _USERS = Subscription.__table__, User.__table__
+_OF_BOARD = (
+    select(_SUBSCRIPTIONS.c.user_id, _USERS.c.userid, _SUBSCRIPTIONS.c.final_only)
+    .join(_USERS, _USERS.c.id == _SUBSCRIPTIONS.c.user_id)
+    .where(_SUBSCRIPTIONS.c.board_id == bindparam("board_id"))
+    .order_by(_USERS.c.userid)
+)
 
-def board_subscriptions(ctx: Context, board: Board) -> list[Subscription]:
-    return list(ctx.session.scalars(
-        select(Subscription).join(User).where(Subscription.board_id == board.id).order_by(User.userid)
-    ))
+
+def board_subscriptions(ctx: Context, board: Board) -> list[Row]:
+    """The board's subscribers as (user_id, userid, final_only), by userid."""
+    return list(ctx.read(_OF_BOARD, {"board_id": board.id}))
 
 
 def find_subscription(ctx: Context, board: Board, user: User) -> Subscription | None:
@@ -24,14 +32,14 @@ def find_subscription(ctx: Context, board: Board, user: User) -> Subscription | 
     )
 
 
-def watchers(board: Board, subscriptions: list[Subscription]) -> list[str]:
+def watchers(board: Board, subscriptions: list[Row]) -> list[str]:
     """The subscribers who get this board mail: all of them once the game is over."""
-    return [s.user.userid for s in subscriptions if not s.final_only or board.result is not None]
+    return [s.userid for s in subscriptions if not s.final_only or board.result is not None]
 
 
-def listed_names(subscriptions: list[Subscription]) -> tuple[str, ...]:
+def listed_names(subscriptions: list[Row]) -> tuple[str, ...]:
     """The subscribers as a board mail lists them."""
-    return tuple(f"{s.user.userid} {FINAL_ONLY}" if s.final_only else s.user.userid for s in subscriptions)
+    return tuple(f"{s.userid} {FINAL_ONLY}" if s.final_only else s.userid for s in subscriptions)
 
 
 def subscribe_followers(ctx: Context, board: Board) -> None:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -11,7 +16,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
-SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 
 def normalise_url(url: str) -> str:
@@ -22,13 +26,89 @@ def normalise_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
     url = normalise_url(url)
     if make_url(url).get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(
+            url, connect_args={"timeout": busy_seconds, "factory": WriterLockedConnection},
+        )
         _configure_sqlite(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+class WriterLockedConnection(sqlite3.Connection):
+    """A SQLite connection whose write transactions also hold an flock on
+    `<database file>-writer`, from before `BEGIN IMMEDIATE` until after
+    the commit or rollback.
+
+    A writer that finds the database locked waits in SQLite's busy handler,
+    which sleeps in growing steps (up to 100 ms) and so wakes long after the
+    lock is free: SMTP intake waiting on the worker's transaction would
+    answer tens of milliseconds late. The flock is tried every millisecond
+    at most instead, up to the same timeout. Every connection opens the
+    lock file itself, so the flock also excludes threads of one process;
+    SQLite's own busy timeout remains for other programs."""
+
+    def __init__(self, database: Any, *args: Any, **kwargs: Any):
+        super().__init__(database, *args, **kwargs)
+        self._busy_seconds = float(kwargs.get("timeout", 5.0))
+        path = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else ":memory:"
+        self._writer_lock: int | None = None
+        if path != ":memory:" and path and not path.startswith("file:"):
+            try:  # flock needs no write access: any user who may read the database may take turns
+                self._writer_lock = os.open(f"{path}-writer", os.O_RDONLY | os.O_CREAT, 0o644)
+            except OSError:  # e.g. a directory this user may not create files in: SQLite's busy timeout still guards
+                self._writer_lock = None
+        self._writing = False
+
+    def begin_writing(self) -> None:
+        if self._writer_lock is not None:
+            self._wait_for_writer_lock()
+            self._writing = True
+        try:
+            self.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._done_writing()
+            raise
+
+    def _wait_for_writer_lock(self) -> None:
+        deadline = time.monotonic() + self._busy_seconds
+        pause = 0.0001
+        while True:
+            try:
+                fcntl.flock(self._writer_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise sqlite3.OperationalError("database is locked (another writer holds it)") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.001)
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self._done_writing()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self._done_writing()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._writer_lock is not None:
+                os.close(self._writer_lock)
+                self._writer_lock = None
+
+    def _done_writing(self) -> None:
+        if self._writing:
+            self._writing = False
+            fcntl.flock(self._writer_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -38,7 +118,6 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
@@ -46,7 +125,7 @@ def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def on_begin(connection):  # type: ignore[no-untyped-def]
         # take the write lock up front: one writer at a time, no upgrade deadlocks
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.connection.dbapi_connection.begin_writing()
 
 
 def session_factory(engine: Engine) -> sessionmaker:
