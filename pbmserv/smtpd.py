@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 
 WATCHDOG_SECONDS = 5.0
+STOP_GRACE_SECONDS = 10.0
 GIL_SWITCH_SECONDS = 0.0005
 
 
@@ -122,7 +123,7 @@ class Worker:
 
     def work_round(self) -> None:
         more = True
-        while more:  # mail stored meanwhile wakes the worker again
+        while more and not self.stopping.is_set():  # mail stored meanwhile wakes the worker again
             processed, more = self.runtime.processor.process_batch()
             if processed:
                 self._replies_queued()
@@ -190,11 +191,15 @@ def _child_process(role: type[Worker], settings: Settings, wake: WakePipe, deliv
         level=logging.INFO, format=f"%(asctime)s %(levelname)s %(name)s[{role.__name__.lower()}]: %(message)s",
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
-    # SIGTERM unwinds: an unfinished transaction is rolled back, nothing half-applied
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     runtime = Runtime(settings)
+    worker = role(runtime, wake, deliver)
+    # SIGTERM asks the loop to stop after the round under way. An exception
+    # raised from the handler would surface wherever the process happens to
+    # be, and where the database driver or the pool catches it while
+    # cleaning up, it turns into an ordinary error and the stop is lost.
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     try:
-        role(runtime, wake, deliver).run(parent_pid)
+        worker.run(parent_pid)
     finally:
         runtime.close()
 
@@ -248,9 +253,16 @@ async def serve(runtime: Runtime) -> None:
                         children[role] = start(role)
     finally:
         server.close()
-        await server.wait_closed()
+        try:  # sessions still sending are given a moment to get their answer
+            await asyncio.wait_for(server.wait_closed(), STOP_GRACE_SECONDS)
+        except asyncio.TimeoutError:
+            log.warning("SMTP sessions still open at stop; closing them")
         for child in children.values():
             child.terminate()
         for child in children.values():
-            await asyncio.to_thread(child.join, 30)
+            await asyncio.to_thread(child.join, STOP_GRACE_SECONDS)
+            if child.is_alive():  # stuck: killing it rolls its transaction back, and loses nothing
+                log.warning("the %s process did not stop in time; killing it", child.name)
+                child.kill()
+                await asyncio.to_thread(child.join)
         log.info("pbmserv stopped")

@@ -4,12 +4,14 @@ applies nothing; duplicates are applied once; passwords never stay in clear."""
 
 from __future__ import annotations
 
+import random
+import threading
 from typing import Any
 
 import pytest
 from email import policy
 from email.parser import BytesParser
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.config import Settings
@@ -160,6 +162,31 @@ def test_mails_stored_together_are_each_recognised(runtime: Runtime) -> None:
     [(first_id, _)] = [runtime.processor.store(first)]
     outcomes = runtime.processor.store_many([(second, None), (first, None), (second, None)])
     assert outcomes == [(first_id + 1, False), (first_id, True), (first_id + 1, True)]
+
+
+def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(runtime: Runtime) -> None:
+    """Four intakes (as of several `serve` processes) store overlapping
+    groups of the same mails at the same moment: none fails, whatever the
+    interleaving, and each mail is stored once, as new to exactly one of them."""
+    mails = [make_mail(f"p{n}@example.org", f"signup p{n} secret{n}") for n in range(24)]
+    outcomes: list[tuple[int, bool]] = []
+    start = threading.Barrier(4)
+
+    def intake(seed: int) -> None:
+        order = random.Random(seed).sample(mails, len(mails))
+        start.wait()
+        for group in range(0, len(order), 4):
+            outcomes.extend(runtime.processor.store_many([(raw, None) for raw in order[group:group + 4]]))
+
+    threads = [threading.Thread(target=intake, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(outcomes) == 4 * len(mails)
+    assert sorted(row_id for row_id, duplicate in outcomes if not duplicate) == sorted({row_id for row_id, _ in outcomes})
+    with runtime.sessions() as session:
+        assert session.scalar(select(func.count(InboundMail.id))) == len(mails)
 
 
 def test_a_move_is_not_written_over_a_board_another_writer_changed(game_on: Runtime) -> None:

@@ -49,7 +49,9 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen([PBMSERV, "serve"], env=self.env, stdout=log, stderr=log)
+            self.process = subprocess.Popen(
+                [PBMSERV, "serve"], env=self.env, stdout=log, stderr=log, start_new_session=True,
+            )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -70,9 +72,19 @@ class ServeProcess:
         self.process.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+        """SIGTERM, as an operator would; a server that does not stop in
+        time is killed with its children (so that it cannot take over a later
+        test's mail) and the test fails."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
             self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+            raise AssertionError(f"pbmserv serve did not stop on SIGTERM:\n{self.log.read_text()}") from None
+        assert "did not stop in time" not in self.log.read_text(), self.log.read_text()
 
     def mails(self) -> list[bytes]:
         if not self.maildir.exists():
@@ -158,8 +170,10 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
             list(pool.map(lambda job: job[0].send(job[1]), races))
         wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status == "pending") == 0)
     finally:
-        first.stop()
-        second.stop()
+        try:
+            first.stop()
+        finally:
+            second.stop()
     assert count(database_url, InboundMail.id) == len(setup) + 3 * boards, "the mail sent to both is stored once"
     assert count(database_url, Move.id) == boards, "exactly one first move per board"
     engine = create_engine(database_url)

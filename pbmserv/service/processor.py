@@ -89,16 +89,19 @@ class Processor:
         write lock); returns (row id, True if it was a duplicate) for each.
         Should another process store one of them at the same moment, the
         unique key refuses the transaction; it is then done again, and finds
-        that mail stored."""
+        that mail stored. Each refusal means one more of the mails is
+        stored, so this ends."""
         identified = []
         for raw, envelope_sender in mails:
             reply_to, message_id = read_identity(raw)
             sender = envelope_sender if envelope_sender is not None else reply_to
             identified.append((raw, sender, message_id, dedup_key(raw, sender, message_id)))
-        try:
-            return self._store_identified(identified)
-        except IntegrityError:
-            return self._store_identified(identified)
+        for _ in range(len(identified)):
+            try:
+                return self._store_identified(identified)
+            except IntegrityError:
+                continue
+        return self._store_identified(identified)
 
     def _store_identified(self, identified: list[tuple[bytes, str, str, str]]) -> list[tuple[int, bool]]:
         with self.sessions.begin() as session:
