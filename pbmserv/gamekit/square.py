@@ -161,16 +161,23 @@ class SquareGrid:
     ) -> list[str]:
         """The board as text lines with file letters above and below and rank
         numbers on both sides. `glyph(cell)` gives each cell's text (at most
-        `cell_width` characters); `right(rank)` may add text after a line."""
+        `cell_width` characters); `right(rank)` may add text after a line.
+        When a cell of the last column fills its width (a stone and a
+        marker), every rank number on the right moves one place out, so
+        that none touches the board and they stay in line."""
         margin = len(str(self.height))
         letters = " " * (margin + 1) + "".join(
             letter.ljust(cell_width) for letter in self._files
         ).rstrip()
+        rows = [
+            (rank, [(hole if cell is None else glyph(cell)).ljust(cell_width) for cell in row])
+            for rank, row in self._printed
+        ]
+        gap = " " if any(texts and not texts[-1].endswith(" ") for _, texts in rows) else ""
         lines = [letters]
-        for rank, row in self._printed:
+        for rank, texts in rows:
             number = str(rank + 1)
-            body = "".join([(hole if cell is None else glyph(cell)).ljust(cell_width) for cell in row])
-            line = f"{number.rjust(margin)} {body}{number}"
+            line = f"{number.rjust(margin)} {''.join(texts)}{gap}{number}"
             if right is not None:
                 extra = right(rank)
                 if extra:

@@ -530,7 +530,7 @@ def test_render_fits_72_columns_on_the_largest_board():
     )
     board = GAME.render(state, None)
     assert max(len(line) for line in board.splitlines()) <= 72
-    assert board.splitlines()[1].endswith(". x1 26")
+    assert board.splitlines()[1].endswith(". x1  26"), "a full last cell moves the rank numbers out"
     assert board.splitlines()[26].startswith(" 1 O2. ")
 
 
