@@ -151,8 +151,13 @@ def test_an_accepted_undo_is_a_replay_without_the_last_move(game_on: Runtime) ->
 def test_a_move_lets_an_open_proposal_lapse(game_on: Runtime) -> None:
     send(game_on, "bob@example.org", "toy move 101 bob bob-pw propose")
     assert board_101(game_on)[0].proposal == {"kind": "draw", "by": 1, "accepted": [1]}
-    send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1")
+    replies = send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1")
     assert board_101(game_on)[0].proposal is None
+    assert {"alice@example.org", "bob@example.org"} <= {recipient for recipient, _ in replies}
+    for _, reply in replies:  # the players (and any watcher) learn that the offer is gone
+        assert "bob's draw offer lapses with this move." in reply.get_content()
+    replies = send(game_on, "bob@example.org", "toy move 101 bob bob-pw b2")
+    assert all("lapses" not in reply.get_content() for _, reply in replies), "only the move that ended it says so"
 
 
 def test_refused_proposals_change_nothing(game_on: Runtime) -> None:

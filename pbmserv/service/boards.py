@@ -301,6 +301,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
             "wait for the board mail that says it is your turn",
             game=game.name, board=board.board,
         )
+    lapsing = board.proposal
     try:
         new_state = _play(ctx, game, board, state, seat, command.move)
     except IllegalMove as error:
@@ -311,7 +312,8 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
         ) from None
     write_played(ctx, board)
     new_state, dropped = play_queued(ctx, game, board, new_state)
-    return dropped + mails_to_players(ctx, game, board, new_state, commenter=user.userid)
+    lead = views.wrap(f"{views.whose_proposal(lapsing, board)} lapses with this move.", hang="") if lapsing else ""
+    return dropped + mails_to_players(ctx, game, board, new_state, lead=lead, commenter=user.userid)
 
 
 def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:

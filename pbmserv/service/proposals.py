@@ -2,7 +2,7 @@
 
 One proposal is open per board (`boards.proposal`); it takes effect when
 every other player has accepted it, `reject` clears it, and any move lets
-it lapse."""
+it lapse (the board mail of that move says so)."""
 
 from __future__ import annotations
 
@@ -21,15 +21,6 @@ from pbmserv.store.models import Move as MoveRow
 
 KINDS = {"propose": "draw", "undo": "undo"}
 DRAW_REASON = "the players agreed to a draw"
-
-
-def noun(proposal: dict[str, Any]) -> str:
-    return "draw offer" if proposal["kind"] == "draw" else "undo request"
-
-
-def what(proposal: dict[str, Any], board: Board) -> str:
-    """ "alice's draw offer" / "alice's undo request" """
-    return f"{board.seats[proposal['by']]}'s {noun(proposal)}"
 
 
 def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
@@ -57,13 +48,13 @@ def _answer_hint(game: Game, board: Board) -> str:
 
 def _open(ctx: Context, game: Game, board: Board, seat: int, kind: str) -> str:
     if board.proposal is not None:
-        raise _error(game, board, f"{what(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
+        raise _error(game, board, f"{views.whose_proposal(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
     if kind == "undo" and board.move_count == 0:
         raise _error(game, board, f"Board {board.board} has no move to take back.", "make a move instead")
     proposal = {"kind": kind, "by": seat, "accepted": [seat]}
     board.proposal = proposal
     board.updated_at = ctx.now
-    return f"{what(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
+    return f"{views.whose_proposal(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
 
 
 def _what_it_does(proposal: dict[str, Any], board: Board) -> str:
@@ -75,16 +66,16 @@ def _what_it_does(proposal: dict[str, Any], board: Board) -> str:
 def _accept(ctx: Context, game: Game, board: Board, seat: int) -> str:
     proposal = _open_proposal(game, board)
     if seat in proposal["accepted"]:
-        raise _error(game, board, f"You have agreed to {what(proposal, board)} already.", "wait for the other players' answers")
+        raise _error(game, board, f"You have agreed to {views.whose_proposal(proposal, board)} already.", "wait for the other players' answers")
     accepted = [*proposal["accepted"], seat]
     waiting = [board.seats[s] for s in range(len(board.seats)) if s not in accepted]
     if waiting:
         board.proposal = {**proposal, "accepted": accepted}
-        return f"{board.seats[seat]} accepts {what(proposal, board)}; waiting for {views.names_and(waiting)}."
+        return f"{board.seats[seat]} accepts {views.whose_proposal(proposal, board)}; waiting for {views.names_and(waiting)}."
     board.proposal = None
     if proposal["kind"] == "draw":
         boards.finish(ctx, board, [], None, DRAW_REASON)
-        return f"{what(proposal, board)} is accepted by every player."
+        return f"{views.whose_proposal(proposal, board)} is accepted by every player."
     return _take_back(ctx, game, board, proposal)
 
 
@@ -92,7 +83,7 @@ def _take_back(ctx: Context, game: Game, board: Board, proposal: dict[str, Any])
     """Undo the last move: the state is the replay of the moves before it."""
     last = ctx.session.scalar(select(MoveRow).where(MoveRow.board_id == board.id, MoveRow.number == board.move_count))
     state = boards.replay(game, board, board.move_count - 1)
-    lead = f"{what(proposal, board)} is accepted by every player: move {last.number} ({board.seats[last.seat]}) is taken back."
+    lead = f"{views.whose_proposal(proposal, board)} is accepted by every player: move {last.number} ({board.seats[last.seat]}) is taken back."
     board.moves.remove(last)
     board.move_count -= 1
     board.state = game.encode(state)
@@ -113,8 +104,8 @@ def _reject(game: Game, board: Board, seat: int) -> str:
     proposal = _open_proposal(game, board)
     board.proposal = None
     if seat == proposal["by"]:
-        return f"{board.seats[seat]} withdraws the {noun(proposal)}."
-    return f"{board.seats[seat]} rejects {what(proposal, board)}."
+        return f"{board.seats[seat]} withdraws the {views.proposal_noun(proposal)}."
+    return f"{board.seats[seat]} rejects {views.whose_proposal(proposal, board)}."
 
 
 def draw_at_forfeit(ctx: Context, game: Game, board: Board, seat: int, days: int) -> list[Reply]:
@@ -123,6 +114,6 @@ def draw_at_forfeit(ctx: Context, game: Game, board: Board, seat: int, days: int
     proposal = board.proposal
     if proposal is None or proposal["kind"] != "draw" or proposal["by"] == seat:
         return []
-    reason = f"{board.seats[seat]} did not answer {what(proposal, board)} in {counted(days, 'day')}"
+    reason = f"{board.seats[seat]} did not answer {views.whose_proposal(proposal, board)} in {counted(days, 'day')}"
     boards.finish(ctx, board, [], None, reason)
     return boards.mails_to_players(ctx, game, board, game.decode(board.state))

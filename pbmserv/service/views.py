@@ -105,6 +105,15 @@ def move_list(board: Board, moves: list[Move], viewer: int | None, recent: int |
     return "\n".join([header, *lines])
 
 
+def proposal_noun(proposal: dict[str, Any]) -> str:
+    return "draw offer" if proposal["kind"] == "draw" else "undo request"
+
+
+def whose_proposal(proposal: dict[str, Any], board: Board) -> str:
+    """ "alice's draw offer" / "alice's undo request" """
+    return f"{board.seats[proposal['by']]}'s {proposal_noun(proposal)}"
+
+
 def board_mail(
     game: Game,
     board: Board,
