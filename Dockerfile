@@ -1,4 +1,4 @@
-# pbmserv: SMTP listener, processor and delivery worker in one process.
+# pbmserv: `pbmserv serve` (the SMTP listener, with its worker and delivery processes).
 # docker build -t pbmserv . && docker run -p 2525:2525 -v pbmserv-data:/data pbmserv
 FROM python:3.11-slim
 
