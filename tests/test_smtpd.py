@@ -8,11 +8,14 @@ import mailbox
 import smtplib
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.engine import make_url
 
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend
@@ -139,21 +142,41 @@ def test_mails_arriving_together_are_stored_together_each_once(listener, runtime
     assert [row.status for row in inbound_rows(runtime)] == ["done"] * 10
 
 
-def test_intake_answers_451_when_the_mail_cannot_be_stored(tmp_path: Path) -> None:
-    """Another writer holds the (SQLite) database past the busy timeout: the
-    mail is not safe with us, so the sending server is told to try again."""
-    database = tmp_path / "pbmserv.db"
-    settings = Settings(database_url=f"sqlite:///{database}", mail_backend="memory", database_busy_seconds=0.3)
+@contextmanager
+def write_lock_held(database_url: str) -> Iterator[None]:
+    """Another program holding the database's write lock: on SQLite the
+    writer flock beside the file, on PostgreSQL a lock on inbound_mails."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        with open(f"{url.database}-writer", "a+b") as holder:
+            fcntl.flock(holder, fcntl.LOCK_EX)
+            yield
+        return
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("LOCK TABLE inbound_mails IN ACCESS EXCLUSIVE MODE"))
+            yield
+    finally:
+        engine.dispose()
+
+
+def test_intake_answers_451_when_the_mail_cannot_be_stored(database_url: str) -> None:
+    """Another writer holds the database past the busy timeout: the mail is
+    not safe with us, so the sending server is told to try again, and it is
+    told within the timeout rather than left waiting."""
+    settings = Settings(database_url=database_url, mail_backend="memory", database_busy_seconds=1.0)
     runtime = Runtime(settings)
-    runtime.upgrade_schema()
-    with loop_thread() as loop, open(f"{database}-writer", "a+b") as holder:
+    with loop_thread() as loop, write_lock_held(database_url):
         server = asyncio.run_coroutine_threadsafe(start_listener(runtime, threading.Event(), "127.0.0.1", 0), loop).result(10)
-        fcntl.flock(holder, fcntl.LOCK_EX)
-        with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=10) as client:
+        started = time.monotonic()
+        with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=30) as client:
             with pytest.raises(smtplib.SMTPDataError) as refused:
                 client.sendmail("alice@example.org", ["pbmserv@localhost"], make_mail("alice@example.org", "help"))
+        waited = time.monotonic() - started
         close_server(server, loop)
     assert refused.value.smtp_code == 451
+    assert 0.9 <= waited < 20, waited
     assert inbound_rows(runtime) == []
     runtime.close()
 

@@ -34,7 +34,13 @@ def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # the same bound on PostgreSQL: a connection that cannot be made, or a
+    # lock that another process holds too long, is an error (intake answers
+    # 451, the worker retries its batch), not a wait without end
+    return create_engine(url, pool_pre_ping=True, connect_args={
+        "connect_timeout": max(2, round(busy_seconds)),
+        "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}",
+    })
 
 
 class WriterLockedConnection(sqlite3.Connection):
