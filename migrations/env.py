@@ -1,4 +1,5 @@
 from alembic import context
+from sqlalchemy import text
 
 from pbmserv.store.database import make_engine
 from pbmserv.store.models import Base
@@ -29,9 +30,17 @@ def run_migrations_online() -> None:
         _run(connectable)
 
 
+#: any fixed number: the PostgreSQL advisory lock that upgrades take turns on
+UPGRADE_LOCK = 0x70626D73
+
+
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # servers starting together upgrade one at a time; the later ones
+            # then find the schema current (SQLite's write lock does the same)
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPGRADE_LOCK})
         context.run_migrations()
 
 

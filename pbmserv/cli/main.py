@@ -78,7 +78,7 @@ def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-u
 @cli.command()
 @click.pass_obj
 def serve(settings) -> None:  # type: ignore[no-untyped-def]
-    """Listen for SMTP, process mail and deliver replies, all in one process."""
+    """Listen for SMTP; process mail and deliver replies in two worker processes."""
     import asyncio
 
     from pbmserv.smtpd import serve as serve_forever
