@@ -19,6 +19,7 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.protocol import ParseError, parse_command, probable_passwords
 from pbmserv.protocol.commands import Vacation
 from pbmserv.runtime import Runtime
+from pbmserv.service import processor
 from pbmserv.service.boards import replay
 from pbmserv.smtpd import Worker
 from pbmserv.store.models import Board
@@ -72,6 +73,29 @@ def waiting(runtime: Runtime) -> Runtime:
         send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     return runtime
+
+
+def test_a_pass_over_more_boards_than_one_transaction_takes_reaches_every_board(
+    waiting: Runtime, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pass takes the boards a few at a time (here two): every late
+    board is still reminded or forfeited once, in board order."""
+    monkeypatch.setattr(processor, "TIMER_BOARDS_PER_TRANSACTION", 2)
+    for _ in range(4):
+        send(waiting, "alice@example.org", "toy challenge alice bob")  # boards 102-105
+    send(waiting, "alice@example.org", "toy move 103 alice alice-pw a1")  # bob to move there
+    days(waiting, 7)
+    report, mails = cleanup(waiting)
+    assert report == [
+        f"toy board {board}: reminded {player} (7 days late)"
+        for board, player in [(101, "alice"), (102, "alice"), (103, "bob"), (104, "alice"), (105, "alice")]
+    ]
+    assert len(mails) == 5
+    days(waiting, 14)
+    report, _ = cleanup(waiting)
+    assert [line.split(":")[0] for line in report] == [f"toy board {board}" for board in range(101, 106)]
+    assert all("forfeited" in line for line in report)
+    assert cleanup(waiting) == ([], [])
 
 
 def test_a_late_player_is_reminded_once_per_nag_period(waiting: Runtime) -> None:

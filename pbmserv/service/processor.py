@@ -53,6 +53,8 @@ _STORE = insert(INBOUND)
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
 Clock = Callable[[], datetime]
+#: running boards the timer pass checks in one transaction
+TIMER_BOARDS_PER_TRANSACTION = 50
 
 
 def utc_now() -> datetime:
@@ -230,14 +232,27 @@ class Processor:
             session.execute(_MARK_MASKED, {**outcome, "raw": masked})
 
     def run_timers(self) -> list[str]:
-        """One pass of reminders and forfeits (and of vacations that ran out),
-        in one transaction with its mails; returns a line for each thing done."""
+        """One pass of vacations that ran out, reminders and forfeits;
+        returns a line for each thing done. The boards are taken a few at a
+        time, each group in a transaction with its mails: a pass over many
+        boards never holds the database (on SQLite, all of it) for long."""
         now = self.clock()
+        report: list[str] = []
         with self.sessions.begin() as session:
             ctx = Context(session, self.settings, self.catalog, self.passwords, now, "")
-            replies, report = timers.run(ctx)
-            for reply in replies:
-                self._queue(session, None, None, reply, now)
+            report += self._queue_all(session, now, timers.end_used_up_vacations(ctx))
+            board_ids = timers.running_boards(ctx)
+        for start in range(0, len(board_ids), TIMER_BOARDS_PER_TRANSACTION):
+            with self.sessions.begin() as session:
+                ctx = Context(session, self.settings, self.catalog, self.passwords, now, "")
+                group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
+                report += self._queue_all(session, now, timers.check_boards(ctx, group))
+        return report
+
+    def _queue_all(self, session: Session, now: datetime, outcome: tuple[list[Reply], list[str]]) -> list[str]:
+        replies, report = outcome
+        for reply in replies:
+            self._queue(session, None, None, reply, now)
         return report
 
     def _run_line(  # type: ignore[no-untyped-def]

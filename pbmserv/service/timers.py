@@ -117,11 +117,22 @@ def _nag_due(ctx: Context, board: Board, late: timedelta, nag_days: int) -> bool
     return nagged is None or nagged <= as_utc(board.updated_at) or ctx.now - nagged >= nag_days * DAY
 
 
-def run(ctx: Context) -> tuple[list[Reply], list[str]]:
-    """One pass over the running boards: forfeit or nag the players who are
-    late. Returns the mails and a line for each thing done."""
-    replies, report = end_used_up_vacations(ctx)
-    query = select(Board).where(Board.status == "active").order_by(Board.game_type, Board.board).with_for_update()
+def running_boards(ctx: Context) -> list[int]:
+    """The ids of the running boards, in the order the timer pass takes them."""
+    return list(ctx.session.scalars(
+        select(Board.id).where(Board.status == "active").order_by(Board.game_type, Board.board)
+    ))
+
+
+def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[str]]:
+    """Forfeit or nag the late players on these boards (those still
+    running). Returns the mails and a line for each thing done."""
+    replies: list[Reply] = []
+    report: list[str] = []
+    query = (
+        select(Board).where(Board.id.in_(board_ids), Board.status == "active")
+        .order_by(Board.game_type, Board.board).with_for_update()
+    )
     for board in list(ctx.session.scalars(query)):
         if board.game_type not in ctx.catalog:
             continue
