@@ -26,6 +26,9 @@ class Settings:
     max_message_bytes: int = 256 * 1024
     #: seconds between rounds of the processing and delivery worker in `serve`
     poll_seconds: float = 1.0
+    #: seconds one mail may take in `serve`'s worker before the worker is
+    #: restarted and that mail given up (marked failed, with an apology)
+    stuck_seconds: float = 300.0
     # [passwords] argon2id cost: about 25 ms per check on the reference machine
     password_time_cost: int = 2
     password_memory_kib: int = 19456
@@ -63,6 +66,7 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
     "max_message_bytes": ("smtp", "max_message_bytes", "PBMSERV_MAX_MESSAGE_BYTES"),
     "poll_seconds": ("smtp", "poll_seconds", "PBMSERV_POLL_SECONDS"),
+    "stuck_seconds": ("smtp", "stuck_seconds", "PBMSERV_STUCK_SECONDS"),
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
     "password_memory_kib": ("passwords", "memory_kib", "PBMSERV_PASSWORD_MEMORY_KIB"),
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),

@@ -83,6 +83,28 @@ class IntakeHandler:
             self._storer = None
 
 
+class Progress:
+    """What the worker process is doing, shared with `serve`: the inbound
+    mail it is processing (0: none) and since when, by `time.monotonic()`
+    (one clock for every process on the machine)."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext):
+        self._mail = context.Value("q", 0, lock=False)
+        self._since = context.Value("d", 0.0, lock=False)
+
+    def begin(self, row_id: int) -> None:
+        self._since.value = time.monotonic()
+        self._mail.value = row_id
+
+    def end(self) -> None:
+        self._mail.value = 0
+
+    def stuck_on(self, seconds: float) -> int | None:
+        """The mail the worker has been processing for more than `seconds`."""
+        mail = self._mail.value
+        return mail if mail and time.monotonic() - self._since.value > seconds else None
+
+
 class Worker:
     """Processes inbound mail in arrival order and, every `timer_seconds`,
     sends reminders and forfeits late games; woken by `wake` (set on new
@@ -90,10 +112,14 @@ class Worker:
     own, until that process is terminated. It wakes `deliver` when it has
     queued replies; without one it delivers them itself."""
 
-    def __init__(self, runtime: Runtime, wake: EventLike | None = None, deliver: EventLike | None = None):
+    def __init__(
+        self, runtime: Runtime, wake: EventLike | None = None, deliver: EventLike | None = None,
+        progress: Progress | None = None,
+    ):
         self.runtime = runtime
         self.wake = wake if wake is not None else threading.Event()
         self.deliver = deliver
+        self.progress = progress
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._timers_due = time.monotonic()
@@ -124,7 +150,13 @@ class Worker:
     def work_round(self) -> None:
         more = True
         while more and not self.stopping.is_set():  # mail stored meanwhile wakes the worker again
-            processed, more = self.runtime.processor.process_batch()
+            try:
+                processed, more = self.runtime.processor.process_batch(
+                    on_mail=self.progress.begin if self.progress is not None else None
+                )
+            finally:
+                if self.progress is not None:
+                    self.progress.end()
             if processed:
                 self._replies_queued()
         if time.monotonic() >= self._timers_due:
@@ -186,13 +218,16 @@ class WakePipe:
             pass
 
 
-def _child_process(role: type[Worker], settings: Settings, wake: WakePipe, deliver: WakePipe | None, parent_pid: int) -> None:
+def _child_process(
+    role: type[Worker], settings: Settings, wake: WakePipe, deliver: WakePipe | None, parent_pid: int,
+    progress: Progress | None,
+) -> None:
     logging.basicConfig(
         level=logging.INFO, format=f"%(asctime)s %(levelname)s %(name)s[{role.__name__.lower()}]: %(message)s",
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     runtime = Runtime(settings)
-    worker = role(runtime, wake, deliver)
+    worker = role(runtime, wake, deliver, progress)
     # SIGTERM asks the loop to stop after the round under way. An exception
     # raised from the handler would surface wherever the process happens to
     # be, and where the database driver or the pool catches it while
@@ -215,6 +250,26 @@ async def start_listener(runtime: Runtime, wake: EventLike, host: str, port: int
     )
 
 
+async def _give_up_stuck_mail(runtime: Runtime, worker: multiprocessing.process.BaseProcess, progress: Progress) -> None:
+    """A worker that has spent `stuck_seconds` on one mail (a game caught
+    in an endless loop, say) would hold up every later mail for good: it
+    is killed, which rolls its transaction back, and the mail is marked
+    failed with an apology, so that the new worker does not take it up
+    again. The watchdog then starts that new worker."""
+    seconds = runtime.settings.stuck_seconds
+    mail = progress.stuck_on(seconds)
+    if mail is None or not worker.is_alive():
+        return
+    log.error("the worker has spent over %gs on inbound mail %s; restarting it", seconds, mail)
+    worker.kill()
+    await asyncio.to_thread(worker.join)
+    progress.end()
+    try:
+        await asyncio.to_thread(runtime.processor.give_up, mail, f"not processed within {seconds:g}s: given up")
+    except Exception:  # the new worker takes the mail up again, and the watchdog tries once more
+        log.exception("could not give up inbound mail %s", mail)
+
+
 async def serve(runtime: Runtime) -> None:
     """Listen in this process; process mail in a worker process and deliver
     in a third (each a core of its own: Python threads would share one).
@@ -226,10 +281,15 @@ async def serve(runtime: Runtime) -> None:
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
     wake, deliver = WakePipe(context), WakePipe(context)
+    progress = Progress(context)
 
     def start(role: type[Worker]) -> multiprocessing.process.BaseProcess:
         process = context.Process(
-            target=_child_process, args=(role, runtime.settings, wake if role is Worker else deliver, deliver, os.getpid()),
+            target=_child_process,
+            args=(
+                role, runtime.settings, wake if role is Worker else deliver, deliver, os.getpid(),
+                progress if role is Worker else None,
+            ),
             name=f"pbmserv-{role.__name__.lower()}",
         )
         process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
@@ -247,6 +307,7 @@ async def serve(runtime: Runtime) -> None:
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
             except asyncio.TimeoutError:
+                await _give_up_stuck_mail(runtime, children[Worker], progress)
                 for role, child in children.items():
                     if not child.is_alive():
                         log.error("the %s process died (exit code %s); starting a new one", role.__name__.lower(), child.exitcode)

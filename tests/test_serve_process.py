@@ -27,7 +27,7 @@ PBMSERV = Path(sys.executable).parent / "pbmserv"
 
 
 class ServeProcess:
-    def __init__(self, database_url: str, workdir: Path, name: str = "serve"):
+    def __init__(self, database_url: str, workdir: Path, name: str = "serve", **settings: str):
         self.port = free_port()
         self.maildir = workdir / f"{name}-outbox"
         self.log = workdir / f"{name}.log"
@@ -44,6 +44,7 @@ class ServeProcess:
             "PBMSERV_REPLIES_PER_HOUR": "10000",
             "PBMSERV_ERROR_REPLIES_PER_HOUR": "10000",
             "PYTHONPATH": str(REPO),
+            **settings,
         })
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -207,3 +208,30 @@ def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(
     finally:
         server.stop()
     assert "stopped" in server.log.read_text()
+
+
+def test_a_mail_the_worker_cannot_finish_is_given_up_and_the_others_go_on(database_url: str, tmp_path: Path) -> None:
+    """A game bug makes one move run for ever: the watchdog kills the
+    worker after `stuck_seconds`, marks that mail failed with an apology,
+    and the new worker answers the mail behind it."""
+    server = ServeProcess(
+        database_url, tmp_path, PBMSERV_STUCK_SECONDS="2",
+        PBMSERV_EXTRA_GAMES="tests.toygame:Toy,tests.toygame:Stuck",
+    ).start()
+    try:
+        for mail in ("signup alice secret1", "signup bob secret2", "stuck challenge alice bob"):
+            server.send(make_mail("alice@example.org", mail), "alice@example.org")
+        wait_until(lambda: count(database_url, Board.id) == 1)
+        server.send(make_mail("alice@example.org", "stuck move 101 alice secret1 forever"), "alice@example.org")
+        server.send(make_mail("bob@example.org", "help"), "bob@example.org")
+        wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status == "pending") == 0, timeout=60)
+        wait_until(lambda: any(b"nothing in it was carried out" in mail for mail in server.mails()))
+        wait_until(lambda: any(b"To: bob@example.org" in mail for mail in server.mails()))
+    finally:
+        server.stop()
+    assert count(database_url, InboundMail.id, InboundMail.status == "failed") == 1
+    assert count(database_url, InboundMail.id, InboundMail.error.contains("given up")) == 1
+    assert count(database_url, Move.id) == 0, "nothing of the stuck move was applied"
+    apology = next(mail for mail in server.mails() if b"nothing in it was carried out" in mail)
+    assert b"To: alice@example.org" in apology and b"secret1" not in apology
+    assert "restarting it" in server.log.read_text()

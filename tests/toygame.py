@@ -7,6 +7,7 @@ information in mails.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 from pbmserv.gamekit import Game, IllegalMove, Option, Outcome, SquareGrid
@@ -127,3 +128,16 @@ class Toy(Game):
 
     def is_secret_move(self, state, seat, text):  # type: ignore[no-untyped-def]
         return text.lower().split()[:1] == ["bonus"]
+
+
+class Stuck(Toy):
+    """Toy with a bug: the move `forever` never returns (for the watchdog of
+    `serve`, which must not let one such mail hold up all the others)."""
+
+    name = "stuck"
+    title = "Stuck"
+
+    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+        while text.strip().lower() == "forever":
+            time.sleep(0.5)
+        return super().play(state, seat, text)

@@ -20,7 +20,7 @@ from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
-from pbmserv.protocol import ParseError, parse_request, probable_passwords
+from pbmserv.protocol import ParseError, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
@@ -40,6 +40,11 @@ _PENDING = (
     .where(INBOUND.c.status == "pending")
     .order_by(INBOUND.c.id)
     .limit(bindparam("most"))
+    .with_for_update()
+)
+_PENDING_ONE = (
+    select(INBOUND.c.id, INBOUND.c.raw)
+    .where(INBOUND.c.id == bindparam("row_id"), INBOUND.c.status == "pending")
     .with_for_update()
 )
 _MARK = (
@@ -137,7 +142,9 @@ class Processor:
             count += processed
         return count
 
-    def process_batch(self, most: int = 50, seconds: float = 0.01) -> tuple[int, bool]:
+    def process_batch(
+        self, most: int = 50, seconds: float = 0.01, on_mail: Callable[[int], None] | None = None,
+    ) -> tuple[int, bool]:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
         nothing in a savepoint; returns how many, and whether pending mail
@@ -148,11 +155,14 @@ class Processor:
         Mails are processed in arrival order, also across processes: a later
         mail (a move) may depend on an earlier one (the challenge). A process
         that finds the oldest mails locked waits for them, then finds them
-        done and takes the next."""
+        done and takes the next. `on_mail(row id)` is told of each mail as
+        its processing begins."""
         deadline = time.monotonic() + seconds
         with self.sessions.begin() as session:
             rows = session.execute(_PENDING, {"most": most}).all()
             for done, row in enumerate(rows, start=1):
+                if on_mail is not None:
+                    on_mail(row.id)
                 self._process(session, row)
                 if time.monotonic() >= deadline and done < len(rows):
                     return done, True
@@ -181,7 +191,7 @@ class Processor:
                     self._finish(session, row.id, mail, [], now, status="dropped", error=reason)
                     return
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
-                secrets = tuple(s for line in request.lines for s in probable_passwords(line.text))
+                secrets = passwords_in(request)
                 masked = masked_copy(mail, secrets) if secrets else None
                 alone = len(request.lines) == 1
                 replies = [
@@ -197,10 +207,7 @@ class Processor:
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
             status, problem = "failed", f"{type(error).__name__}: {error}"
-            replies = [Reply((mail.sender,), "pbmserv Error", (
-                "The server failed while handling your mail; nothing in it was carried out.\n"
-                "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
-            ), "error")]
+            replies = [apology(mail, secrets)]
         try:
             with session.begin_nested():
                 self._finish(session, row.id, mail, replies, now, status=status, error=problem, masked=masked)
@@ -230,6 +237,22 @@ class Processor:
             session.execute(_MARK, outcome)
         else:
             session.execute(_MARK_MASKED, {**outcome, "raw": masked})
+
+    def give_up(self, row_id: int, reason: str) -> bool:
+        """Mark a pending mail failed without processing it, with the
+        apology a failed mail gets (`serve` does this to the mail its worker
+        was stuck on); False if the mail is no longer pending."""
+        now = self.clock()
+        with self.sessions.begin() as session:
+            row = session.execute(_PENDING_ONE, {"row_id": row_id}).first()
+            if row is None:
+                return False
+            mail = parse_mail(row.raw)
+            secrets = passwords_in(parse_request(mail.subject, mail.body, self.catalog.names()))
+            masked = masked_copy(mail, secrets) if secrets else None
+            self._finish(session, row.id, mail, [apology(mail, secrets)], now, status="failed", error=reason, masked=masked)
+        log.error("inbound %s given up: %s", row_id, reason)
+        return True
 
     def run_timers(self) -> list[str]:
         """One pass of vacations that ran out, reminders and forfeits;
@@ -328,6 +351,20 @@ def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: C
         parts += ["", error.board_text.rstrip("\n")]
     parts += ["", quote(mail, secrets)]
     return Reply((mail.sender,), error_subject(error, catalog), "\n".join(parts), "error")
+
+
+def passwords_in(request: Request) -> tuple[str, ...]:
+    """The words of the mail's commands that may be passwords (masked
+    wherever the mail is quoted or kept)."""
+    return tuple(secret for line in request.lines for secret in probable_passwords(line.text))
+
+
+def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
+    """The answer to a mail the server failed on: nothing in it was done."""
+    return Reply((mail.sender,), "pbmserv Error", (
+        "The server failed while handling your mail; nothing in it was carried out.\n"
+        "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
+    ), "error")
 
 
 def mask(text: str, secrets: tuple[str, ...]) -> str:
