@@ -491,10 +491,9 @@ class Majority(Game):
                 stones.add(known)
         if last_square in stones:
             shown[last_square] += "<"
-        size = state.size
 
         def glyph(cell: tuple[int, int]) -> str:
-            return shown[cell[1] * size + cell[0]]
+            return shown[geo.index(cell)]
 
         awarded = final_holders(seen) if self._over(state) else None
 

@@ -32,11 +32,12 @@ class MaildirBackend:
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         # Maildir writes into tmp/ and renames into new/: a reader never sees half a mail
         try:
-            if self._maildir is None or not self.path.is_dir():
+            if self._maildir is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._maildir = mailbox.Maildir(self.path, create=True)
             self._maildir.add(raw)
         except OSError as error:
+            self._maildir = None  # made again on the retry (say the folder was removed)
             raise TemporaryFailure(f"maildir {self.path}: {error}") from error
 
 

@@ -49,8 +49,8 @@ _RECENT_MOVES = (
     .limit(bindparam("recent"))
 )
 # Core statements for the move path's writes (the ORM's unit of work costs
-# more than the rest of a move); the board row itself stays with the ORM,
-# whose version column guards against a second writer
+# more than the rest of a move); the board's own UPDATE (`write_played`)
+# checks its version column as the ORM would, against a second writer
 BOARDS = Board.__table__
 MOVES = MoveRow.__table__
 QUEUED = QueuedMove.__table__
@@ -249,6 +249,7 @@ def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any
     waiting = {row.seat: row for row in ctx.read(_QUEUED_ON_BOARD, {"board_id": board.id})}
     if not waiting:
         return state, dropped
+    played = False
     while board.result is None and waiting:
         ready = sorted(set(waiting) & set(game.to_move(state)))
         if not ready:
@@ -257,9 +258,11 @@ def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any
         ctx.session.execute(_UNQUEUE, {"queued_id": queued.id})
         try:
             state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
+            played = True
         except IllegalMove as error:
             dropped.append(_dropped_mail(ctx, game, board, state, queued, error.reason))
-    write_played(ctx, board)
+    if played:  # the board is written already when no queued move went on it
+        write_played(ctx, board)
     return state, dropped
 
 

@@ -192,7 +192,7 @@ class Processor:
                     return
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
                 secrets = passwords_in(request)
-                masked = masked_copy(mail, secrets) if secrets else None
+                masked = masked_copy(mail, secrets)
                 alone = len(request.lines) == 1
                 replies = [
                     reply for line in request.lines
@@ -249,8 +249,10 @@ class Processor:
                 return False
             mail = parse_mail(row.raw)
             secrets = passwords_in(parse_request(mail.subject, mail.body, self.catalog.names()))
-            masked = masked_copy(mail, secrets) if secrets else None
-            self._finish(session, row.id, mail, [apology(mail, secrets)], now, status="failed", error=reason, masked=masked)
+            self._finish(
+                session, row.id, mail, [apology(mail, secrets)], now,
+                status="failed", error=reason, masked=masked_copy(mail, secrets),
+            )
         log.error("inbound %s given up: %s", row_id, reason)
         return True
 
@@ -379,9 +381,12 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
     return "Your mail:\n" + "\n".join(f"> {mask(line, secrets)}".rstrip() for line in lines)
 
 
-def masked_copy(mail: IncomingMail, secrets: tuple[str, ...]) -> bytes:
+def masked_copy(mail: IncomingMail, secrets: tuple[str, ...]) -> bytes | None:
     """What is kept of a processed mail that carried passwords: its headers
-    that matter and its text, with every password replaced by a mask."""
+    that matter and its text, with every password replaced by a mask; None
+    for a mail without any (it is kept as it came)."""
+    if not secrets:
+        return None
     headers = [
         (name, mail.headers[name.lower()])
         for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References")
