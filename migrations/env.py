@@ -35,11 +35,16 @@ UPGRADE_LOCK = 0x70626D73
 
 
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    # Servers starting together upgrade one at a time, and the later ones
+    # then find the schema current: the whole upgrade is one transaction
+    # (Alembic would commit SQLite's after each migration, letting another
+    # process in between to run the same ones again), which on SQLite holds
+    # the write lock and on PostgreSQL takes an advisory lock first.
+    context.configure(
+        connection=connection, target_metadata=target_metadata, render_as_batch=True, transactional_ddl=True,
+    )
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":
-            # servers starting together upgrade one at a time; the later ones
-            # then find the schema current (SQLite's write lock does the same)
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPGRADE_LOCK})
         context.run_migrations()
 
