@@ -4,8 +4,8 @@ client.
 
     .venv/bin/python bench/bench_smtp.py [--sessions 8] [--games 40] [--rate 200] [--seconds 10]
 
-Warm-up: one move on every board, so that what follows measures a server
-that has been running (modules imported, players' password checks
+Warm-up: two moves on every board, so that what follows measures a server
+that has been running (modules imported, every player's password check
 remembered; see pbmserv/service/passwords.py).
 Phase 1 (saturation): SESSIONS concurrent SMTP sessions send real move mails
 as fast as they can; end-to-end moves/s counts moves accepted, applied and
@@ -13,13 +13,14 @@ with their replies in the outbox, and the CPU time each process spent is
 printed per move. The same client then drives the bare handler, in a
 process of its own as `serve`'s listener is, for raw intake msg/s; the ratio
 of the two is printed.
-Phase 2 (fixed rate): moves at RATE per second for SECONDS; latency is from
-the client starting to send a mail to the server taking it up for
-processing (`processed_at`; its batch commits at most 10 ms later). A
-session waits for each 250 before it sends its next mail, so when intake
-is slow fewer than RATE moves a second are sent: the line says how many.
-The next line gives the part of the latency until the client had its 250
-(SMTP intake), the rest is the wait for the worker.
+Phase 2 (fixed rate): moves at RATE per second for SECONDS. A session
+waits for each 250 before it sends its next mail, so when intake is slow
+fewer than RATE moves a second are sent: the line says how many. Latency is
+from the client starting to send a mail to three points: its 250 (SMTP
+intake); the server taking it up for processing (`processed_at`; the
+replies are committed to the outbox with its batch, at most 10 ms later);
+and its first reply written into the maildir (delivered, as a player would
+see it), an upper bound of the time until the replies were in the outbox.
 Players use the production argon2id cost.
 """
 
@@ -191,6 +192,28 @@ def latencies(database_url: str, sent_at: dict[str, float]) -> list[float]:
     return found
 
 
+def delivered(maildir: Path, sent_at: dict[str, float]) -> list[float]:
+    """Milliseconds from sending each mail to its first reply landing in the
+    maildir (the file's modification time), read after the run."""
+    first: dict[str, float] = {}
+    for path in (maildir / "new").iterdir():
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\r\n", 1)[0].decode()
+        if answered in sent_at:
+            first[answered] = min(first.get(answered, float("inf")), path.stat().st_mtime)
+    return [(first[message_id] - sent_at[message_id]) * 1000 for message_id in first]
+
+
+def wait_delivered(database_url: str) -> None:
+    connection = sqlite3.connect(database_url.removeprefix("sqlite:///"))
+    try:
+        while connection.execute("SELECT count(*) FROM outbox WHERE status = 'pending'").fetchone()[0]:
+            time.sleep(0.05)
+    finally:
+        connection.close()
+
+
 def percentiles(milliseconds: list[float]) -> tuple[float, float, float]:
     ordered = sorted(milliseconds)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], ordered[-1]
@@ -247,7 +270,7 @@ def main() -> None:
     print(f"preparing {args.games} boards of majority {OPTIONS} for {PLAYERS} players in {workdir}")
     prepare(database_url, args.games)
     scripts = move_scripts(args.games)
-    warm_up_moves, saturation_moves = 1, 40  # per board
+    warm_up_moves, saturation_moves = 2, 40  # per board
     fixed_moves = int(args.rate * args.seconds / args.games) + 1
     assert warm_up_moves + saturation_moves + fixed_moves <= min(len(s) for s in scripts), "not enough moves per board"
 
@@ -297,8 +320,13 @@ def main() -> None:
         seconds = drive(port, jobs, args.rate, sent_at, acknowledged)
         wait_applied(database_url, stored_before + total + args.games * saturation_moves)
         print(f"fixed rate: {total} moves at {args.rate:.0f}/s offered, {total / seconds:.1f}/s sent")
-        print("  latency p50 {:6.1f} ms   p99 {:6.1f} ms   max {:6.1f} ms".format(*percentiles(latencies(database_url, sent_at))))
-        print("  of which until the 250: p50 {:6.1f} ms   p99 {:6.1f} ms   max {:6.1f} ms".format(*percentiles(acknowledged)))
+        wait_delivered(database_url)
+        replied = delivered(workdir / "outbox", sent_at)
+        assert len(replied) == total, f"{total - len(replied)} moves without a reply in the maildir"
+        row = "p50 {:6.1f} ms   p99 {:6.1f} ms   max {:6.1f} ms"
+        print("  latency until the 250:         " + row.format(*percentiles(acknowledged)))
+        print("  latency until processed:       " + row.format(*percentiles(latencies(database_url, sent_at))))
+        print("  latency until reply delivered: " + row.format(*percentiles(replied)))
     finally:
         server.terminate()
         server.wait(timeout=30)
