@@ -40,7 +40,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import timezone
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser

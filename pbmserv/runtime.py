@@ -29,7 +29,7 @@ class Runtime:
             self.catalog = Catalog.installed(self.settings.extra_games)
         if self.backend is None:
             self.backend = make_backend(self.settings)
-        self.processor = Processor(self.sessions, self.settings, self.catalog, self.clock)
+        self.processor = Processor(self.engine, self.settings, self.catalog, self.clock)
         self.delivery = Delivery(
             self.sessions, self.backend, self.settings.address, self.clock,
             max_attempts=self.settings.delivery_max_attempts,

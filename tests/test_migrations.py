@@ -11,7 +11,7 @@ from alembic import command
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from pbmserv.store.database import alembic_config, upgrade
+from pbmserv.store.database import alembic_config
 
 
 def test_models_and_migrations_do_not_drift(database_url: str) -> None:

@@ -18,10 +18,9 @@ from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.gamekit import IllegalMove
 from pbmserv.runtime import Runtime
-from pbmserv.service.boards import write_played
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.context import Context
 from pbmserv.service.passwords import Passwords
+from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import body, make_mail, send, send_raw
 from tests.toygame import Toy
@@ -189,17 +188,18 @@ def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(runti
         assert session.scalar(select(func.count(InboundMail.id))) == len(mails)
 
 
-def test_a_move_is_not_written_over_a_board_another_writer_changed(game_on: Runtime) -> None:
-    """The version guard of the move path's own board UPDATE."""
-    with game_on.sessions() as session:
-        board = session.scalar(select(Board).where(Board.board == 101))
+def test_a_board_is_not_written_over_another_writers_change(game_on: Runtime) -> None:
+    """The version guard of the board's UPDATE."""
+    with game_on.engine.connect() as connection:
+        board = records.find_board(connection, "toy", 101)
         assert board is not None
-        session.execute(update(Board.__table__).where(Board.__table__.c.id == board.id).values(version=board.version + 1))
+        connection.execute(update(Board.__table__).where(Board.__table__.c.id == board.id).values(version=board.version + 1))
         board.move_count += 1
-        ctx = Context(session, game_on.settings, game_on.catalog, game_on.processor.passwords, game_on.clock(), "")
         with pytest.raises(StaleDataError):
-            write_played(ctx, board)
-        session.rollback()
+            records.save_board(connection, board)
+        connection.rollback()
+    with game_on.engine.connect() as connection:
+        assert records.find_board(connection, "toy", 101).move_count == board.move_count - 1
 
 
 def test_a_duplicate_delivery_is_applied_once(runtime: Runtime) -> None:

@@ -22,6 +22,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service import processor
 from pbmserv.service.boards import replay
 from pbmserv.smtpd import Worker
+from pbmserv.store import records
 from pbmserv.store.models import Board
 from tests.mailtools import body, make_mail, send
 from tests.test_cli import admin, receive
@@ -133,10 +134,10 @@ def test_a_forfeit_is_a_rated_loss_and_a_server_move(waiting: Runtime) -> None:
     assert "Game won by bob: alice did not move within 21 days and forfeited." in final
     assert "bob 1600 -> 1800 (+200, provisional)" in final and "1. alice forfeit" in final
     assert cleanup(waiting) == ([], [])
-    with waiting.sessions() as session:
-        board = session.scalar(select(Board))
+    with waiting.engine.connect() as connection:
+        board = records.find_board(connection, "toy", 101)
         game = waiting.catalog.get("toy")
-        assert game.encode(replay(game, board, board.move_count)) == board.state
+        assert game.encode(replay(game, board, records.board_moves(connection, board.id))) == board.state
 
 
 def test_timers_set_at_challenge(waiting: Runtime) -> None:

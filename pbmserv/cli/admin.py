@@ -12,7 +12,9 @@ from pbmserv.cli import config_option, settings_or_exit
 from pbmserv.runtime import Runtime
 from pbmserv.service.boards import replay
 from pbmserv.service.views import board_mail
+from pbmserv.store import records
 from pbmserv.store.models import Board, InboundMail, OutboxMail, User
+from pbmserv.store.records import BoardRecord
 
 
 @click.group()
@@ -97,8 +99,8 @@ def games_list(ctx: click.Context, game_type: str | None) -> None:
     _emit(ctx, rows, ["game", "board", "players", "moves", "status", "updated"])
 
 
-def _board(session, game_type: str, number: int) -> Board:  # type: ignore[no-untyped-def]
-    board = session.scalar(select(Board).where(Board.game_type == game_type.lower(), Board.board == number))
+def _board(connection, game_type: str, number: int) -> BoardRecord:  # type: ignore[no-untyped-def]
+    board = records.find_board(connection, game_type.lower(), number)
     if board is None:
         raise click.ClickException(f"no {game_type} board {number}")
     return board
@@ -111,10 +113,11 @@ def _board(session, game_type: str, number: int) -> Board:  # type: ignore[no-un
 @click.pass_context
 def games_show(ctx: click.Context, game_type: str, number: int, seat: int | None) -> None:
     runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        board = _board(session, game_type, number)
-        game = runtime.catalog.get(board.game_type)
-        click.echo(board_mail(game, board, board.moves, game.decode(board.state), seat, recent=None), nl=False)
+    with runtime.engine.connect() as connection:
+        board = _board(connection, game_type, number)
+        moves = records.board_moves(connection, board.id)
+    game = runtime.catalog.get(board.game_type)
+    click.echo(board_mail(game, board, moves, game.decode(board.state), seat, recent=None), nl=False)
 
 
 @games.command("replay")
@@ -124,10 +127,11 @@ def games_show(ctx: click.Context, game_type: str, number: int, seat: int | None
 def games_replay(ctx: click.Context, game_type: str, number: int) -> None:
     """Rebuild a board from its moves and compare it with the stored state."""
     runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        board = _board(session, game_type, number)
-        game = runtime.catalog.get(board.game_type)
-        rebuilt = game.encode(replay(game, board, board.move_count))
+    with runtime.engine.connect() as connection:
+        board = _board(connection, game_type, number)
+        moves = records.board_moves(connection, board.id)
+    game = runtime.catalog.get(board.game_type)
+    rebuilt = game.encode(replay(game, board, moves))
     if rebuilt != board.state:
         raise click.ClickException(f"board {number}: replaying {board.move_count} moves does not give the stored state")
     click.echo(f"board {number}: {board.move_count} moves replay to the stored state")
@@ -140,15 +144,15 @@ def games_replay(ctx: click.Context, game_type: str, number: int) -> None:
 def games_export(ctx: click.Context, game_type: str, number: int) -> None:
     """The board and its moves as JSON."""
     runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        board = _board(session, game_type, number)
+    with runtime.engine.connect() as connection:
+        board = _board(connection, game_type, number)
         data = {
             "game": board.game_type, "board": board.board, "options": board.options, "timers": board.timers,
             "seats": board.seats, "status": board.status, "result": board.result, "state": board.state,
             "moves": [
                 {"number": m.number, "seat": m.seat, "text": m.text, "secret": m.secret,
                  "time": m.created_at.isoformat(), "comment": m.comment}
-                for m in board.moves
+                for m in records.board_moves(connection, board.id)
             ],
         }
     click.echo(json.dumps(data, indent=2))

@@ -55,7 +55,6 @@ from pbmserv.protocol.errors import (
     MissingArgument,
     ParseError,
     UnknownCommand,
-    UnknownGame,
 )
 
 #: the syntax of every global command, as help and error mails show it

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
 
 from pbmserv.protocol import GLOBAL_SYNTAX
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Signoff, Signup
 from pbmserv.service import boards as board_commands
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Address, Board, User
+from pbmserv.store import records
+from pbmserv.store.models import Address, User
+from pbmserv.store.records import BOARDS
 
 RESERVED_USERIDS = frozenset({"bot", "pbmserv", "postmaster", "mailer-daemon", "all"})
 MIN_PASSWORD_LENGTH = 4
@@ -61,7 +62,7 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
 
 
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
+    user = ctx.user(ctx.authenticate(command.userid, command.password))
     _check_password(command.new_password, GLOBAL_SYNTAX["change"])
     user.password_hash = ctx.passwords.hash(command.new_password)
     body = f"The password of {user.userid} has been changed. Use the new one from now on.\n"
@@ -69,7 +70,7 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
 
 
 def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
+    user = ctx.user(ctx.authenticate(command.userid, command.password))
     before = [a.address for a in user.addresses]
     addresses = command.addresses or ((ctx.sender,) if ctx.sender else ())
     _set_addresses(user, addresses)
@@ -80,9 +81,9 @@ def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
 
 
 def signoff(ctx: Context, command: Signoff) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
+    user = ctx.user(ctx.authenticate(command.userid, command.password))
     replies: list[Reply] = []
-    live = ctx.session.scalars(select(Board).where(Board.status == "active").order_by(Board.game_type, Board.board))
+    live = records.boards_where(ctx.connection, BOARDS.c.status == "active", lock=True)
     for board in [b for b in live if user.userid in b.seats]:
         game = ctx.catalog.get(board.game_type)
         seat = board.seats.index(user.userid)
@@ -92,6 +93,6 @@ def signoff(ctx: Context, command: Signoff) -> list[Reply]:
     farewell_to = _to_user_and_sender(ctx, user)
     ctx.session.delete(user)
     ctx.session.flush()
-    forfeited = len(replies) and f" Your live games were forfeited."
+    forfeited = len(replies) and " Your live games were forfeited."
     body = f"The account {user.userid} has been deleted.{forfeited or ''}\nThank you for playing.\n"
     return [*replies, Reply(farewell_to, f"pbmserv signoff {user.userid}", body)]

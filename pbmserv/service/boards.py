@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy import func, select
 
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
@@ -24,9 +22,8 @@ from pbmserv.protocol.commands import (
 from pbmserv.service import policies, ratings, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Board, User
-from pbmserv.store.models import Move as MoveRow
-from pbmserv.store.models import QueuedMove
+from pbmserv.store import records
+from pbmserv.store.records import BOARDS, Account, BoardRecord
 
 FIRST_BOARD = 101
 #: moves the server records itself; games never see them
@@ -38,36 +35,8 @@ def syntax(game: str, verb: str) -> str:
 
 
 # -- loading -----------------------------------------------------------------
-# statements built once: they run for every move
-_BOARD = select(Board).where(Board.game_type == bindparam("game"), Board.board == bindparam("number"))
-_LOCKED_BOARD = _BOARD.with_for_update()
-_RECENT_MOVES = (
-    select(MoveRow.__table__.c.number, MoveRow.__table__.c.seat, MoveRow.__table__.c.text,
-           MoveRow.__table__.c.secret, MoveRow.__table__.c.auto)
-    .where(MoveRow.__table__.c.board_id == bindparam("board_id"))
-    .order_by(MoveRow.__table__.c.number.desc())
-    .limit(bindparam("recent"))
-)
-# Core statements for the move path's writes (the ORM's unit of work costs
-# more than the rest of a move); the board's own UPDATE (`write_played`)
-# checks its version column as the ORM would, against a second writer
-BOARDS = Board.__table__
-MOVES = MoveRow.__table__
-QUEUED = QueuedMove.__table__
-#: the board columns a move changes
-PLAYED_COLUMNS = ("state", "move_count", "updated_at", "proposal", "status", "result")
-_WRITE_PLAYED = (
-    update(BOARDS)
-    .where(BOARDS.c.id == bindparam("board_id"), BOARDS.c.version == bindparam("old_version"))
-    .values(version=bindparam("new_version"), **{key: bindparam(key) for key in PLAYED_COLUMNS})
-)
-_QUEUED_ON_BOARD = select(QUEUED.c.id, QUEUED.c.seat, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"))
-_RECORD_MOVE = insert(MOVES)
-_UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
-
-
-def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> Board:
-    board = ctx.session.scalar(_LOCKED_BOARD if lock else _BOARD, {"game": game.name, "number": number})
+def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> BoardRecord:
+    board = records.find_board(ctx.connection, game.name, number, lock=lock)
     if board is None:
         raise ServiceError(
             f"There is no {game.title} board {number}.",
@@ -77,28 +46,33 @@ def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> 
     return board
 
 
-def replay(game: Game, board: Board, upto: int | None = None) -> Any:
-    """The state after move `upto` (all moves when None), rebuilt from the move list."""
-    if upto is None:
-        return game.decode(board.state)
+def replay(game: Game, board: BoardRecord, moves: list[records.MoveRow]) -> Any:
+    """The state after `moves` (the board's first moves), rebuilt from the start."""
     state = game.new(board.options, board.seats)
-    for move in board.moves[:upto]:
+    for move in moves:
         if move.text not in SERVER_MOVES:
             state = game.play(state, move.seat, move.text)
     return state
 
 
-def moves_to_list(ctx: Context, board: Board) -> list[Any]:
+def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRow]]:
+    """The state after move `at` (as it stands when None) and the moves that led there."""
+    moves = records.board_moves(ctx.connection, board.id, at)
+    if at is None or at == board.move_count:
+        return game.decode(board.state), moves
+    return replay(game, board, moves), moves
+
+
+def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
     """The moves an ordinary board mail lists: the last few while the game
     runs (without loading a long game's whole history), all once it is over."""
     if board.result is not None:
-        return list(board.moves)
-    recent = ctx.read(_RECENT_MOVES, {"board_id": board.id, "recent": ctx.settings.recent_moves})
-    return list(reversed(recent.all()))
+        return records.board_moves(ctx.connection, board.id)
+    return records.recent_moves(ctx.connection, board.id, ctx.settings.recent_moves)
 
 
 def mails_to_players(
-    ctx: Context, game: Game, board: Board, state: Any, *, subject_prefix: str = "", lead: str = "",
+    ctx: Context, game: Game, board: BoardRecord, state: Any, *, subject_prefix: str = "", lead: str = "",
     commenter: str = "",
 ) -> list[Reply]:
     """The board mail to every player, each seeing the board from their own side,
@@ -151,10 +125,11 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         state = game.new(options, players)
     except InvalidOption as error:
         raise ServiceError(error.reason, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
-    number = (ctx.session.scalar(select(func.max(Board.board)).where(Board.game_type == game.name)) or FIRST_BOARD - 1) + 1
-    board = Board(
+    newest = ctx.connection.scalar(select(func.max(BOARDS.c.board)).where(BOARDS.c.game_type == game.name))
+    board = records.insert_board(
+        ctx.connection,
         game_type=game.name,
-        board=number,
+        board=(newest or FIRST_BOARD - 1) + 1,
         options=options,
         timers={"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **dict(command.timers)},
         seats=players,
@@ -165,15 +140,13 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         created_at=ctx.now,
         updated_at=ctx.now,
     )
-    ctx.session.add(board)
-    ctx.session.flush()
     subscriptions.subscribe_followers(ctx, board)
     policies.game_started(ctx, game, users)
     return mails_to_players(ctx, game, board, state, subject_prefix="New ")
 
 
 # -- moves -------------------------------------------------------------------
-def playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
+def playing_seat(ctx: Context, game: Game, board: BoardRecord, userid: str) -> int:
     if userid not in board.seats:
         raise ServiceError(
             f"{userid} is not a player on {game.title} board {board.board}.",
@@ -183,7 +156,7 @@ def playing_seat(ctx: Context, game: Game, board: Board, userid: str) -> int:
     return board.seats.index(userid)
 
 
-def check_running(game: Game, board: Board, state: Any) -> None:
+def check_running(game: Game, board: BoardRecord, state: Any) -> None:
     if board.result is not None:
         raise ServiceError(
             f"{game.title} board {board.board} is over. {views.status_line(game, board, state)}",
@@ -192,7 +165,7 @@ def check_running(game: Game, board: Board, state: Any) -> None:
         )
 
 
-def check_guard(game: Game, board: Board, guard: int | None) -> None:
+def check_guard(game: Game, board: BoardRecord, guard: int | None) -> None:
     if guard is not None and guard != board.move_count + 1:
         raise ServiceError(
             f"The guard #{guard} does not match: the next move on board {board.board} is move {board.move_count + 1}.",
@@ -201,18 +174,17 @@ def check_guard(game: Game, board: Board, guard: int | None) -> None:
         )
 
 
-def _record(ctx: Context, board: Board, seat: int, text: str, secret: bool, *, auto: bool = False) -> None:
-    ctx.session.execute(_RECORD_MOVE, {
-        "board_id": board.id, "number": board.move_count + 1, "seat": seat, "text": text, "secret": secret,
-        "created_at": ctx.now, "comment": "" if auto else ctx.comment, "auto": auto,
-    })
-    ctx.session.expire(board, ["moves"])  # written past the ORM: a loaded move list is out of date
+def _record(ctx: Context, board: BoardRecord, seat: int, text: str, secret: bool, *, auto: bool = False) -> None:
+    records.record_move(
+        ctx.connection, board_id=board.id, number=board.move_count + 1, seat=seat, text=text, secret=secret,
+        created_at=ctx.now, comment="" if auto else ctx.comment, auto=auto,
+    )
     board.move_count += 1
     board.updated_at = ctx.now
     board.proposal = None  # an open draw offer or undo request lapses with any move
 
 
-def _play(ctx: Context, game: Game, board: Board, state: Any, seat: int, text: str, *, auto: bool = False) -> Any:
+def _play(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, text: str, *, auto: bool = False) -> Any:
     """Play and record one move of the game; raises IllegalMove and then changes nothing."""
     canonical = game.canonical_move(state, seat, text)
     secret = game.is_secret_move(state, seat, text)
@@ -225,28 +197,11 @@ def _play(ctx: Context, game: Game, board: Board, state: Any, seat: int, text: s
     return new_state
 
 
-def write_played(ctx: Context, board: Board) -> None:
-    """Write the columns a move changes with one Core UPDATE, guarded by the
-    board's version like the ORM's own (a second writer's change raises
-    StaleDataError), and tell the ORM they are written: its unit of work
-    would cost a tenth of the whole move. Anything else changed is left for
-    the ORM to flush as usual."""
-    played = {key: getattr(board, key) for key in PLAYED_COLUMNS}
-    version = board.version
-    written = ctx.session.execute(
-        _WRITE_PLAYED, {**played, "board_id": board.id, "old_version": version, "new_version": version + 1}
-    )
-    if written.rowcount != 1:
-        raise StaleDataError(f"board {board.id} changed under this move (version {version})")
-    for key, value in {**played, "version": version + 1}.items():
-        set_committed_value(board, key, value)
-
-
-def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any, list[Reply]]:
+def play_queued(ctx: Context, game: Game, board: BoardRecord, state: Any) -> tuple[Any, list[Reply]]:
     """Play the queued moves of the players whose turn it now is, as long as
     there are any; an illegal one is dropped with a mail to its owner."""
     dropped: list[Reply] = []
-    waiting = {row.seat: row for row in ctx.read(_QUEUED_ON_BOARD, {"board_id": board.id})}
+    waiting = {row.seat: row for row in records.queued_moves(ctx.connection, board.id)}
     if not waiting:
         return state, dropped
     played = False
@@ -255,18 +210,18 @@ def play_queued(ctx: Context, game: Game, board: Board, state: Any) -> tuple[Any
         if not ready:
             break
         queued = waiting.pop(ready[0])
-        ctx.session.execute(_UNQUEUE, {"queued_id": queued.id})
+        records.unqueue(ctx.connection, queued.id)
         try:
             state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
             played = True
         except IllegalMove as error:
             dropped.append(_dropped_mail(ctx, game, board, state, queued, error.reason))
     if played:  # the board is written already when no queued move went on it
-        write_played(ctx, board)
+        records.save_board(ctx.connection, board)
     return state, dropped
 
 
-def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: Any, reason: str) -> Reply:
+def _dropped_mail(ctx: Context, game: Game, board: BoardRecord, state: Any, queued: Any, reason: str) -> Reply:
     userid = board.seats[queued.seat]
     body = (
         views.wrap(
@@ -281,7 +236,7 @@ def _dropped_mail(ctx: Context, game: Game, board: Board, state: Any, queued: An
 
 def player_on_running_board(
     ctx: Context, game: Game, userid: str, password: str, number: int, guard: int | None = None,
-) -> tuple[User, Board, int, Any]:
+) -> tuple[Account, BoardRecord, int, Any]:
     """The authenticated player, their board (locked, still running, at the
     guarded move number), their seat on it and its state."""
     user = ctx.authenticate(userid, password)
@@ -313,7 +268,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
             game=game.name, board=board.board, board_text=game.render(state, seat),
         ) from None
-    write_played(ctx, board)
+    records.save_board(ctx.connection, board)
     new_state, dropped = play_queued(ctx, game, board, new_state)
     lead = views.wrap(f"{views.whose_proposal(lapsing, board)} lapses with this move.", hang="") if lapsing else ""
     return dropped + mails_to_players(ctx, game, board, new_state, lead=lead, commenter=user.userid)
@@ -327,20 +282,22 @@ def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
 
 
 def end_by_resignation(
-    ctx: Context, game: Game, board: Board, seat: int, reason: str, commenter: str = "", move: str = "resign",
+    ctx: Context, game: Game, board: BoardRecord, seat: int, reason: str, commenter: str = "", move: str = "resign",
 ) -> list[Reply]:
     """`seat` loses the board by `move` (a server move: resign, forfeit)."""
     state = game.decode(board.state)
     _record(ctx, board, seat, move, False)
     finish(ctx, board, [s for s in range(len(board.seats)) if s != seat], None, reason)
+    records.save_board(ctx.connection, board)
     return mails_to_players(ctx, game, board, state, commenter=commenter)
 
 
-def finish(ctx: Context, board: Board, winners: list[int], scores: list[Any] | None, reason: str) -> None:
-    """The board is over: keep its result, with the rating changes it caused."""
+def finish(ctx: Context, board: BoardRecord, winners: list[int], scores: list[Any] | None, reason: str) -> None:
+    """The board is over: keep its result, with the rating changes it caused
+    (written with the board's other changes by `records.save_board`)."""
     board.status = "finished"
     board.proposal = None
-    ctx.session.execute(delete(QueuedMove).where(QueuedMove.board_id == board.id))
+    records.clear_queue(ctx.connection, board.id)
     board.result = {
         "winners": winners, "scores": scores, "reason": reason, "ratings": ratings.rate_board(ctx, board, winners),
     }
@@ -367,22 +324,22 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
 
 
 def _position_reply(
-    ctx: Context, game: Game, board: Board, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
+    ctx: Context, game: Game, board: BoardRecord, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
 ) -> Reply:
     """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
     at = ref.at_move
     check_position(game, board, at, usage)
-    state = replay(game, board, at if at != board.move_count else None)
+    state, moves = position(ctx, game, board, at)
     leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
     body = views.board_mail(
-        game, board, board.moves[:at] if at is not None else board.moves, state, viewer, recent=None,
+        game, board, moves, state, viewer, recent=None,
         lead="\n".join(line for line in leads if line),
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
     )
     return Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body)
 
 
-def check_position(game: Game, board: Board, at: int | None, usage: str) -> None:
+def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -> None:
     if at is not None and not 0 <= at <= board.move_count:
         raise ServiceError(
             f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
@@ -410,15 +367,15 @@ def all_show(ctx: Context, command: AllShow) -> list[Reply]:
     return [Reply((ctx.sender,), f"pbmserv all show {command.userid} {command.which}", body)]
 
 
-def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[Board]:
+def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[BoardRecord]:
     for userid in userids:
         ctx.known_user(userid)
-    query = select(Board).where(Board.game_type == game.name).order_by(Board.board)
+    criteria = [BOARDS.c.game_type == game.name]
     if which == "active" or which == "next":
-        query = query.where(Board.status == "active")
+        criteria.append(BOARDS.c.status == "active")
     elif which == "inactive":
-        query = query.where(Board.status == "finished")
-    boards = [b for b in ctx.session.scalars(query) if all(u in b.seats for u in userids)]
+        criteria.append(BOARDS.c.status == "finished")
+    boards = [b for b in records.boards_where(ctx.connection, *criteria) if all(u in b.seats for u in userids)]
     if which == "next":
         boards = [
             b for b in boards

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any
 
-from sqlalchemy import Executable, Result, bindparam, select
+from sqlalchemy import Connection, Executable, Result, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbmserv.config import Settings
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
+from pbmserv.store import records
 from pbmserv.store.models import Address, User
 
 
@@ -20,6 +22,8 @@ def as_utc(moment: datetime) -> datetime:
     """A stored time, made timezone-aware: SQLite gives back naive datetimes (stored in UTC)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
+
+UNKNOWN_USER_HINT = "check the spelling, or sign up first with 'signup userid password'"
 
 # built once: these run for every move
 _USER = select(User).where(User.userid == bindparam("userid"))
@@ -48,7 +52,17 @@ class Reply:
 
 @dataclass
 class Context:
-    session: Session
+    """One command's view of the world: the connection of the transaction it
+    runs in (its changes are undone with the mail's or line's savepoint if it
+    is refused), the settings, and who sent it.
+
+    Boards and accounts are read and written with Core statements on the
+    connection (`pbmserv.store.records`). The commands that work with ORM
+    objects get `session`, made on first use on the same connection; `close`
+    flushes it into the transaction, `discard` drops it, and one of the two
+    must be called before the savepoint around the command ends."""
+
+    connection: Connection
     settings: Settings
     catalog: Catalog
     passwords: Passwords
@@ -56,35 +70,60 @@ class Context:
     sender: str  # the address replies to queries and errors go to
     comment: str = ""
 
+    @cached_property
+    def session(self) -> Session:
+        return Session(bind=self.connection, join_transaction_mode="create_savepoint", expire_on_commit=False)
+
+    def close(self) -> None:
+        """Flush the ORM session's changes into the transaction and end it."""
+        session = self.__dict__.pop("session", None)
+        if session is not None:
+            try:
+                session.commit()  # releases the session's own savepoint, not the transaction
+            finally:
+                session.close()
+
+    def discard(self) -> None:
+        """End the ORM session without keeping what it has not flushed."""
+        session = self.__dict__.pop("session", None)
+        if session is not None:
+            session.close()
+
     def find_user(self, userid: str) -> User | None:
         return self.session.scalar(_USER, {"userid": userid.lower()})
 
     def known_user(self, userid: str, hint: str = "") -> User:
         user = self.find_user(userid)
         if user is None:
-            raise ServiceError(
-                f"There is no player with the userid '{userid}'.",
-                hint or "check the spelling, or sign up first with 'signup userid password'",
-            )
+            raise ServiceError(f"There is no player with the userid '{userid}'.", hint or UNKNOWN_USER_HINT)
         return user
 
-    def authenticate(self, userid: str, password: str) -> User:
-        """The user, if `password` is theirs; otherwise a ServiceError that
+    def authenticate(self, userid: str, password: str) -> records.Account:
+        """The account, if `password` is theirs; otherwise a ServiceError that
         does not say which of the two was wrong beyond what is public."""
-        user = self.known_user(userid)
-        if not self.passwords.verify(user.password_hash, password):
+        account = records.find_account(self.connection, userid.lower())
+        if account is None:
+            raise ServiceError(f"There is no player with the userid '{userid}'.", UNKNOWN_USER_HINT)
+        if not self.passwords.verify(account.password_hash, password):
             raise ServiceError(
-                f"The password for '{user.userid}' is wrong.",
+                f"The password for '{account.userid}' is wrong.",
                 "passwords are case-sensitive; 'change password userid old new' sets a new one",
             )
+        return account
+
+    def user(self, account: records.Account) -> User:
+        """The account's ORM object, for the commands that change an account."""
+        user = self.session.get(User, account.id)
+        assert user is not None, "an account found in this transaction is still there"
         return user
 
     def read(self, statement: Executable, params: dict[str, Any]) -> Result[Any]:
-        """Run a Core query of the move path. Unlike an ORM query it does not
-        flush what this mail changed through the ORM, so that is flushed
-        first (a no-op when nothing changed)."""
-        self.session.flush()
-        return self.session.execute(statement, params)
+        """Run a Core query on the connection. Unlike an ORM query it does
+        not flush what this command changed through the ORM session, so that
+        is flushed first."""
+        if "session" in self.__dict__:
+            self.session.flush()
+        return self.connection.execute(statement, params)
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         found: dict[str, list[str]] = {userid: [] for userid in userids}

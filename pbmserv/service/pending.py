@@ -12,7 +12,9 @@ from pbmserv.protocol.commands import Preview, Queue
 from pbmserv.service import boards, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Board, QueuedMove
+from pbmserv.store import records
+from pbmserv.store.models import QueuedMove
+from pbmserv.store.records import BoardRecord
 
 
 # -- queue -----------------------------------------------------------------------
@@ -31,7 +33,7 @@ def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} queue {user.userid}", _queued_text(game, board, command.move, earlier))]
 
 
-def _store_queued(ctx: Context, board: Board, seat: int, text: str) -> str | None:
+def _store_queued(ctx: Context, board: BoardRecord, seat: int, text: str) -> str | None:
     """Keep `text` as the seat's queued move; the text of the one it replaces, if any."""
     queued = ctx.session.scalar(select(QueuedMove).where(QueuedMove.board_id == board.id, QueuedMove.seat == seat))
     if queued is None:
@@ -42,7 +44,7 @@ def _store_queued(ctx: Context, board: Board, seat: int, text: str) -> str | Non
     return earlier
 
 
-def _queued_text(game: Game, board: Board, text: str, earlier: str | None) -> str:
+def _queued_text(game: Game, board: BoardRecord, text: str, earlier: str | None) -> str:
     replaced = f" It replaces your earlier queued move '{earlier}'." if earlier is not None else ""
     return views.wrap(
         f"Your move '{text}' is queued on {game.title} board {board.board}.{replaced} It is played for you "
@@ -62,17 +64,16 @@ def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     seat = boards.playing_seat(ctx, game, board, user.userid)
     at = command.board.at_move
     boards.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
-    _check_no_secrets(game, board, seat, at)
-    state = boards.replay(game, board, at if at != board.move_count else None)
+    state, moves = boards.position(ctx, game, board, at)
+    _check_no_secrets(game, board, moves, seat)
     for number, text in enumerate(command.moves, start=1):
         state = _preview_move(game, board, state, seat, number, text)
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} preview", _preview_text(game, board, state, seat, command))]
 
 
-def _check_no_secrets(game: Game, board: Board, seat: int, at: int | None) -> None:
+def _check_no_secrets(game: Game, board: BoardRecord, moves: list[records.MoveRow], seat: int) -> None:
     """A preview plays on the whole state: with others' secret moves in it, its
     legality and result could give them away, so it is refused."""
-    moves = board.moves if at is None else board.moves[:at]
     if board.result is None and any(move.secret and move.seat != seat for move in moves):
         raise ServiceError(
             f"{game.title} board {board.board} holds secret moves of other players, and a preview could give them away.",
@@ -81,7 +82,7 @@ def _check_no_secrets(game: Game, board: Board, seat: int, at: int | None) -> No
         )
 
 
-def _preview_move(game: Game, board: Board, state: Any, viewer: int, number: int, text: str) -> Any:
+def _preview_move(game: Game, board: BoardRecord, state: Any, viewer: int, number: int, text: str) -> Any:
     """`state` after the previewed move; the sender moves if it is their turn, else the (first) player to move."""
     to_move = game.to_move(state)
     usage = f"{boards.syntax(game.name, 'preview')}; '{game.name} help' explains the moves"
@@ -99,7 +100,7 @@ def _preview_move(game: Game, board: Board, state: Any, viewer: int, number: int
         ) from None
 
 
-def _preview_text(game: Game, board: Board, state: Any, viewer: int, command: Preview) -> str:
+def _preview_text(game: Game, board: BoardRecord, state: Any, viewer: int, command: Preview) -> str:
     start = f"after move {command.board.at_move}" if command.board.at_move is not None else "as it stands"
     outcome = game.outcome(state)
     if outcome is not None:

@@ -9,16 +9,18 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Board, GamePolicy, User
+from pbmserv.store import records
+from pbmserv.store.models import GamePolicy, User
+from pbmserv.store.records import BOARDS, Account
 
 
-def find_policy(ctx: Context, user: User, game_type: str) -> GamePolicy | None:
+def find_policy(ctx: Context, user: User | Account, game_type: str) -> GamePolicy | None:
     return ctx.session.scalar(
         select(GamePolicy).where(GamePolicy.user_id == user.id, GamePolicy.game_type == game_type)
     )
 
 
-def policy_for(ctx: Context, user: User, game_type: str) -> GamePolicy:
+def policy_for(ctx: Context, user: User | Account, game_type: str) -> GamePolicy:
     """The user's policy for the game type, created with the defaults if there is none yet."""
     policy = find_policy(ctx, user, game_type)
     if policy is None:
@@ -35,7 +37,7 @@ def counted(count: int, noun: str) -> str:
 
 
 def active_games(ctx: Context, game: Game, userid: str) -> int:
-    boards = ctx.session.scalars(select(Board).where(Board.game_type == game.name, Board.status == "active"))
+    boards = records.boards_where(ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "active")
     return sum(1 for board in boards if userid in board.seats)
 
 
@@ -99,7 +101,7 @@ def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
     return [_policy_reply(ctx, game, user, policy)]
 
 
-def _policy_reply(ctx: Context, game: Game, user: User, policy: GamePolicy) -> Reply:
+def _policy_reply(ctx: Context, game: Game, user: Account, policy: GamePolicy) -> Reply:
     playing = active_games(ctx, game, user.userid)
     accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} accept' takes them again)"
     limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"

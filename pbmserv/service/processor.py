@@ -12,9 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
 
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
@@ -29,6 +28,7 @@ from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.views import wrap
+from pbmserv.store.database import savepoint
 from pbmserv.store.models import InboundMail, OutboxMail
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,11 @@ _MARK = (
 )
 _MARK_MASKED = _MARK.values(raw=bindparam("raw"))
 _QUEUE = insert(OUTBOX)
+_RECENT_ANSWERS = select(func.count(OUTBOX.c.id)).where(
+    OUTBOX.c.recipient == bindparam("recipient"),
+    OUTBOX.c.kind.in_(bindparam("kinds", expanding=True)),
+    OUTBOX.c.created_at > bindparam("since"),
+)
 _STORE = insert(INBOUND)
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
@@ -75,9 +80,32 @@ def dedup_key(raw: bytes, envelope_sender: str, message_id: str) -> str:
     return hashlib.sha256(basis).hexdigest()
 
 
+class BatchOutput:
+    """What processing writes besides the commands' own changes: the replies
+    for the outbox and each mail's outcome, kept here and written when the
+    batch ends (two statements for the batch instead of two for each mail).
+    The hourly reply caps count the outbox, so `write` comes first there."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.replies: list[dict[str, object]] = []
+        self.outcomes: list[dict[str, object]] = []
+        self.masked_outcomes: list[dict[str, object]] = []
+
+    def add(self, replies: list[dict[str, object]], outcome: dict[str, object]) -> None:
+        self.replies += replies
+        (self.outcomes if "raw" not in outcome else self.masked_outcomes).append(outcome)
+
+    def write(self) -> None:
+        for statement, rows in ((_QUEUE, self.replies), (_MARK, self.outcomes), (_MARK_MASKED, self.masked_outcomes)):
+            if rows:
+                self.connection.execute(statement, rows)
+                rows.clear()
+
+
 @dataclass
 class Processor:
-    sessions: sessionmaker
+    engine: Engine
     settings: Settings
     catalog: Catalog
     clock: Clock = utc_now
@@ -111,9 +139,9 @@ class Processor:
         return self._store_identified(identified)
 
     def _store_identified(self, identified: list[tuple[bytes, str, str, str]]) -> list[tuple[int, bool]]:
-        with self.sessions.begin() as session:
+        with self.engine.begin() as connection:
             keys = list(dict.fromkeys(key for *_, key in identified))
-            known = {key: row_id for key, row_id in session.execute(_STORED, {"keys": keys})}
+            known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
             fresh: dict[str, dict[str, object]] = {}
             for raw, sender, message_id, key in identified:
                 if key not in known:
@@ -122,8 +150,8 @@ class Processor:
                         "dedup_key": key, "raw": raw, "status": "pending", "error": "",
                     })
             if fresh:
-                session.execute(_STORE, list(fresh.values()))
-                stored = {key: row_id for key, row_id in session.execute(_STORED, {"keys": list(fresh)})}
+                connection.execute(_STORE, list(fresh.values()))
+                stored = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": list(fresh)})}
         outcomes, seen = [], set()
         for *_, key in identified:
             if key in known:
@@ -158,20 +186,23 @@ class Processor:
         done and takes the next. `on_mail(row id)` is told of each mail as
         its processing begins."""
         deadline = time.monotonic() + seconds
-        with self.sessions.begin() as session:
-            rows = session.execute(_PENDING, {"most": most}).all()
-            for done, row in enumerate(rows, start=1):
+        with self.engine.begin() as connection:
+            rows = connection.execute(_PENDING, {"most": most}).all()
+            output = BatchOutput(connection)
+            done = 0
+            for row in rows:
                 if on_mail is not None:
                     on_mail(row.id)
-                self._process(session, row)
+                self._process(connection, output, row)
+                done += 1
                 if time.monotonic() >= deadline and done < len(rows):
-                    return done, True
-            return len(rows), len(rows) == most
+                    break
+            output.write()
+        return done, done < len(rows) or len(rows) == most
 
-    def _process(self, session: Session, row: Row) -> None:
-        """One mail: its commands, their replies in the outbox and the mail
-        marked done, in a savepoint; the mail's row is written with Core
-        statements (the ORM's unit of work would double the cost of a move).
+    def _process(self, connection: Connection, output: BatchOutput, row: Row) -> None:
+        """One mail: its commands in a savepoint, then its replies and its
+        outcome for the batch to write.
 
         A mail of one command (nearly all of them) runs it in the mail's own
         savepoint, several commands each get a savepoint of their own: a
@@ -183,76 +214,75 @@ class Processor:
         mail = parse_mail(row.raw)
         secrets: tuple[str, ...] = ()
         masked: bytes | None = None
+        status, problem = "done", ""
         try:
-            with session.begin_nested():
-                reason = no_reply_reason(mail, row.envelope_sender)
-                if reason is not None:
-                    log.info("inbound %s dropped: %s", row.id, reason)
-                    self._finish(session, row.id, mail, [], now, status="dropped", error=reason)
-                    return
+            reason = no_reply_reason(mail, row.envelope_sender)
+            if reason is not None:
+                log.info("inbound %s dropped: %s", row.id, reason)
+                replies, status, problem = [], "dropped", reason
+            else:
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
                 secrets = passwords_in(request)
                 masked = masked_copy(mail, secrets)
                 alone = len(request.lines) == 1
-                replies = [
-                    reply for line in request.lines
-                    for reply in self._run_line(session, mail, line, request.comment, now, secrets, alone)
-                ]
-                self._finish(session, row.id, mail, replies, now, masked=masked)
-            return
+                with savepoint(connection, "mail"):
+                    replies = [
+                        reply for line in request.lines
+                        for reply in self._run_line(connection, mail, line, request.comment, now, secrets, alone)
+                    ]
         except (OperationalError, InterfaceError):  # the database, not the mail: try the batch again later
             raise
         except ServiceError as error:  # the only command was refused
-            replies, status, problem = [self._error_reply(mail, request.lines[0], error, secrets)], "done", ""
+            replies = [self._error_reply(mail, request.lines[0], error, secrets)]
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
             status, problem = "failed", f"{type(error).__name__}: {error}"
             replies = [apology(mail, secrets)]
         try:
-            with session.begin_nested():
-                self._finish(session, row.id, mail, replies, now, status=status, error=problem, masked=masked)
+            self._finish(connection, output, row.id, mail, replies, now, status=status, error=problem, masked=masked)
         except (OperationalError, InterfaceError):
             raise
-        except Exception as error:  # not even the answer could be written: the mail must not block the queue
+        except Exception as error:  # not even the answer could be made: the mail must not block the queue
             log.exception("inbound %s could not be answered", row.id)
-            self._finish(session, row.id, mail, [], now, status="failed", error=f"{type(error).__name__}: {error}")
+            self._finish(connection, output, row.id, mail, [], now, status="failed", error=f"{type(error).__name__}: {error}")
 
     def _finish(
-        self, session: Session, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime, *,
-        status: str = "done", error: str = "", masked: bytes | None = None,
+        self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, replies: list[Reply],
+        now: datetime, *, status: str = "done", error: str = "", masked: bytes | None = None,
     ) -> None:
-        """The replies into the outbox (answers and errors within the
-        sender's hourly caps) and the mail marked with its outcome."""
-        held_back = 0
+        """The replies for the outbox (answers and errors within the
+        sender's hourly caps) and the mail's outcome."""
+        rows, held_back = [], 0
         for reply in replies:
-            if reply.kind != "board" and self._over_cap(session, mail.sender, reply.kind, now):
+            if reply.kind != "board" and self._over_cap(output, mail.sender, reply.kind, now):
                 held_back += 1
                 continue
-            self._queue(session, row_id, mail, reply, now)
+            rows += self._outbox_rows(row_id, mail, reply, now)
         if held_back:
             error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
             log.warning("inbound %s: %s", row_id, error)
-        outcome = {"row_id": row_id, "status": status, "error": error, "processed_at": now}
-        if masked is None:
-            session.execute(_MARK, outcome)
-        else:
-            session.execute(_MARK_MASKED, {**outcome, "raw": masked})
+        outcome: dict[str, object] = {"row_id": row_id, "status": status, "error": error, "processed_at": now}
+        if masked is not None:
+            outcome["raw"] = masked
+        output.add(rows, outcome)
 
     def give_up(self, row_id: int, reason: str) -> bool:
         """Mark a pending mail failed without processing it, with the
         apology a failed mail gets (`serve` does this to the mail its worker
         was stuck on); False if the mail is no longer pending."""
         now = self.clock()
-        with self.sessions.begin() as session:
-            row = session.execute(_PENDING_ONE, {"row_id": row_id}).first()
+        with self.engine.begin() as connection:
+            row = connection.execute(_PENDING_ONE, {"row_id": row_id}).first()
             if row is None:
                 return False
             mail = parse_mail(row.raw)
             secrets = passwords_in(parse_request(mail.subject, mail.body, self.catalog.names()))
+            output = BatchOutput(connection)
             self._finish(
-                session, row.id, mail, [apology(mail, secrets)], now,
+                connection, output, row.id, mail, [apology(mail, secrets)], now,
                 status="failed", error=reason, masked=masked_copy(mail, secrets),
             )
+            output.write()
         log.error("inbound %s given up: %s", row_id, reason)
         return True
 
@@ -263,40 +293,55 @@ class Processor:
         boards never holds the database (on SQLite, all of it) for long."""
         now = self.clock()
         report: list[str] = []
-        with self.sessions.begin() as session:
-            ctx = Context(session, self.settings, self.catalog, self.passwords, now, "")
-            report += self._queue_all(session, now, timers.end_used_up_vacations(ctx))
-            board_ids = timers.running_boards(ctx)
+        with self.engine.begin() as connection:
+            report += self._timer_step(connection, now, timers.end_used_up_vacations)
+            board_ids = timers.running_boards(connection)
         for start in range(0, len(board_ids), TIMER_BOARDS_PER_TRANSACTION):
-            with self.sessions.begin() as session:
-                ctx = Context(session, self.settings, self.catalog, self.passwords, now, "")
-                group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
-                report += self._queue_all(session, now, timers.check_boards(ctx, group))
+            group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
+            with self.engine.begin() as connection:
+                report += self._timer_step(connection, now, lambda ctx: timers.check_boards(ctx, group))
         return report
 
-    def _queue_all(self, session: Session, now: datetime, outcome: tuple[list[Reply], list[str]]) -> list[str]:
-        replies, report = outcome
-        for reply in replies:
-            self._queue(session, None, None, reply, now)
+    def _timer_step(
+        self, connection: Connection, now: datetime, step: Callable[[Context], tuple[list[Reply], list[str]]],
+    ) -> list[str]:
+        """Run one step of the timer pass and queue the mails it made; returns its report."""
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, now, "")
+        try:
+            replies, report = step(ctx)
+            ctx.close()
+        except BaseException:
+            ctx.discard()
+            raise
+        output = BatchOutput(connection)
+        output.replies += [row for reply in replies for row in self._outbox_rows(None, None, reply, now)]
+        output.write()
         return report
 
     def _run_line(  # type: ignore[no-untyped-def]
-        self, session: Session, mail: IncomingMail, line, comment: str, now: datetime, secrets, alone: bool,
+        self, connection: Connection, mail: IncomingMail, line, comment: str, now: datetime, secrets, alone: bool,
     ) -> list[Reply]:
         """The replies to one line; with `alone` (the mail's only line) a
         refusal is raised for the mail's savepoint to undo."""
         if line.error is not None:
             return [error_reply(mail, line.error, self.catalog, secrets)]
-        ctx = Context(session, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
         if alone:
-            replies = execute(ctx, line.command)
-            session.flush()  # so that the row's writes fail here, inside the savepoint
-            return replies
+            return self._execute(connection, mail, line.command, comment, now)
         try:
-            with session.begin_nested():
-                return execute(ctx, line.command)
+            with savepoint(connection, "line"):
+                return self._execute(connection, mail, line.command, comment, now)
         except ServiceError as error:
             return [self._error_reply(mail, line, error, secrets)]
+
+    def _execute(self, connection: Connection, mail: IncomingMail, command, comment: str, now: datetime) -> list[Reply]:  # type: ignore[no-untyped-def]
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
+        try:
+            replies = execute(ctx, command)
+            ctx.close()  # the ORM session's changes fail here, inside the savepoint
+        except BaseException:
+            ctx.discard()
+            raise
+        return replies
 
     def _error_reply(self, mail: IncomingMail, line, error: ServiceError, secrets: tuple[str, ...]) -> Reply:  # type: ignore[no-untyped-def]
         if error.game is None and isinstance(line.command, GameCommand):
@@ -304,23 +349,20 @@ class Processor:
             error.board = getattr(line.command, "board", None)
         return error_reply(mail, error, self.catalog, secrets)
 
-    def _over_cap(self, session: Session, recipient: str, kind: str, now: datetime) -> bool:
+    def _over_cap(self, output: BatchOutput, recipient: str, kind: str, now: datetime) -> bool:
         """Whether `recipient` had as many answers (of this kind, for errors) in the last hour as allowed."""
-        kinds = ("error",) if kind == "error" else ("answer", "error")
+        kinds = ["error"] if kind == "error" else ["answer", "error"]
         cap = self.settings.error_replies_per_hour if kind == "error" else self.settings.replies_per_hour
-        recent = session.scalar(
-            select(func.count(OutboxMail.id)).where(
-                OutboxMail.recipient == recipient,
-                OutboxMail.kind.in_(kinds),
-                OutboxMail.created_at > now - timedelta(hours=1),
-            )
+        output.write()  # the batch's own answers count too
+        recent = output.connection.scalar(
+            _RECENT_ANSWERS, {"recipient": recipient, "kinds": kinds, "since": now - timedelta(hours=1)}
         )
         return (recent or 0) >= cap
 
-    def _queue(
-        self, session: Session, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
-    ) -> None:
-        """Put the reply in the outbox, as an answer to `mail` (None: a mail of the server's own)."""
+    def _outbox_rows(
+        self, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
+    ) -> list[dict[str, object]]:
+        """The outbox rows of a reply, as an answer to `mail` (None: a mail of the server's own)."""
         rows = []
         for recipient in dict.fromkeys(reply.recipients):
             message_id, raw = compose(
@@ -331,8 +373,7 @@ class Processor:
                 "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
                 "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
             })
-        if rows:
-            session.execute(_QUEUE, rows)
+        return rows
 
 
 def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Proposal
 from pbmserv.service import boards, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
-from pbmserv.store.models import Board
-from pbmserv.store.models import Move as MoveRow
+from pbmserv.store import records
+from pbmserv.store.records import BoardRecord
 
 KINDS = {"propose": "draw", "undo": "undo"}
 DRAW_REASON = "the players agreed to a draw"
@@ -33,20 +31,21 @@ def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
         lead = _accept(ctx, game, board, seat)
     else:
         lead = _reject(game, board, seat)
+    records.save_board(ctx.connection, board)
     return boards.mails_to_players(
         ctx, game, board, game.decode(board.state), lead=views.wrap(lead, hang=""), commenter=user.userid,
     )
 
 
-def _error(game: Game, board: Board, message: str, hint: str) -> ServiceError:
+def _error(game: Game, board: BoardRecord, message: str, hint: str) -> ServiceError:
     return ServiceError(message, hint, game=game.name, board=board.board)
 
 
-def _answer_hint(game: Game, board: Board) -> str:
+def _answer_hint(game: Game, board: BoardRecord) -> str:
     return f"'{game.name} move {board.board} userid password accept' (or reject) answers it"
 
 
-def _open(ctx: Context, game: Game, board: Board, seat: int, kind: str) -> str:
+def _open(ctx: Context, game: Game, board: BoardRecord, seat: int, kind: str) -> str:
     if board.proposal is not None:
         raise _error(game, board, f"{views.whose_proposal(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
     if kind == "undo" and board.move_count == 0:
@@ -57,13 +56,13 @@ def _open(ctx: Context, game: Game, board: Board, seat: int, kind: str) -> str:
     return f"{views.whose_proposal(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
 
 
-def _what_it_does(proposal: dict[str, Any], board: Board) -> str:
+def _what_it_does(proposal: dict[str, Any], board: BoardRecord) -> str:
     if proposal["kind"] == "draw":
         return "the game ends drawn if every other player accepts;"
     return f"move {board.move_count} is taken back if every other player accepts;"
 
 
-def _accept(ctx: Context, game: Game, board: Board, seat: int) -> str:
+def _accept(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
     proposal = _open_proposal(game, board)
     if seat in proposal["accepted"]:
         raise _error(game, board, f"You have agreed to {views.whose_proposal(proposal, board)} already.", "wait for the other players' answers")
@@ -79,19 +78,19 @@ def _accept(ctx: Context, game: Game, board: Board, seat: int) -> str:
     return _take_back(ctx, game, board, proposal)
 
 
-def _take_back(ctx: Context, game: Game, board: Board, proposal: dict[str, Any]) -> str:
+def _take_back(ctx: Context, game: Game, board: BoardRecord, proposal: dict[str, Any]) -> str:
     """Undo the last move: the state is the replay of the moves before it."""
-    last = ctx.session.scalar(select(MoveRow).where(MoveRow.board_id == board.id, MoveRow.number == board.move_count))
-    state = boards.replay(game, board, board.move_count - 1)
+    *kept, last = records.board_moves(ctx.connection, board.id)
+    state = boards.replay(game, board, kept)
     lead = f"{views.whose_proposal(proposal, board)} is accepted by every player: move {last.number} ({board.seats[last.seat]}) is taken back."
-    board.moves.remove(last)
+    records.remove_move(ctx.connection, board.id, last.number)
     board.move_count -= 1
     board.state = game.encode(state)
     board.updated_at = ctx.now
     return lead
 
 
-def _open_proposal(game: Game, board: Board) -> dict[str, Any]:
+def _open_proposal(game: Game, board: BoardRecord) -> dict[str, Any]:
     if board.proposal is None:
         raise _error(
             game, board, f"Nothing is proposed on board {board.board}, so there is nothing to accept or reject.",
@@ -100,7 +99,7 @@ def _open_proposal(game: Game, board: Board) -> dict[str, Any]:
     return board.proposal
 
 
-def _reject(game: Game, board: Board, seat: int) -> str:
+def _reject(game: Game, board: BoardRecord, seat: int) -> str:
     proposal = _open_proposal(game, board)
     board.proposal = None
     if seat == proposal["by"]:
@@ -108,7 +107,7 @@ def _reject(game: Game, board: Board, seat: int) -> str:
     return f"{board.seats[seat]} rejects {views.whose_proposal(proposal, board)}."
 
 
-def draw_at_forfeit(ctx: Context, game: Game, board: Board, seat: int, days: int) -> list[Reply]:
+def draw_at_forfeit(ctx: Context, game: Game, board: BoardRecord, seat: int, days: int) -> list[Reply]:
     """A late player's silence accepts another player's open draw offer at the
     forfeit age: the board ends drawn instead of forfeited. No mails if there is none."""
     proposal = board.proposal
@@ -116,4 +115,5 @@ def draw_at_forfeit(ctx: Context, game: Game, board: Board, seat: int, days: int
         return []
     reason = f"{board.seats[seat]} did not answer {views.whose_proposal(proposal, board)} in {counted(days, 'day')}"
     boards.finish(ctx, board, [], None, reason)
+    records.save_board(ctx.connection, board)
     return boards.mails_to_players(ctx, game, board, game.decode(board.state))

@@ -14,7 +14,9 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.service import policies, views
 from pbmserv.service.context import Context, Reply, as_utc
-from pbmserv.store.models import Board, GamePolicy, Rating, User
+from pbmserv.store import records
+from pbmserv.store.models import GamePolicy, Rating, User
+from pbmserv.store.records import BOARDS, BoardRecord
 
 START_RATING = 1600
 PROVISIONAL_GAMES = 20
@@ -59,7 +61,7 @@ def pair_score(seat: int, other: int, winners: list[int]) -> float:
     return 0.5 + ((seat in winners) - (other in winners)) / 2
 
 
-def rate_board(ctx: Context, board: Board, winners: list[int]) -> list[dict[str, Any]]:
+def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:
     """Rate the finished board (a resignation or forfeit is a loss); returns
     each player's rating before and after, as the board's result keeps them."""
     users = {u.userid: u for u in ctx.session.scalars(select(User).where(User.userid.in_(board.seats)))}
@@ -104,7 +106,7 @@ def standings(ctx: Context, game: Game, command: Standings) -> list[Reply]:
     policy_of = {p.user.userid: p for p in ctx.session.scalars(select(GamePolicy).where(GamePolicy.game_type == game.name))}
     seekers = [userid for userid, p in policy_of.items() if p.seeking > 0 and userid not in rated]
     playing: dict[str, int] = {}
-    for board in ctx.session.scalars(select(Board).where(Board.game_type == game.name, Board.status == "active")):
+    for board in records.boards_where(ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "active"):
         for userid in board.seats:
             playing[userid] = playing.get(userid, 0) + 1
     inactive_since = ctx.now - timedelta(days=INACTIVE_DAYS)
@@ -142,11 +144,13 @@ def standings(ctx: Context, game: Game, command: Standings) -> list[Reply]:
 # -- history -----------------------------------------------------------------------
 def history(ctx: Context, game: Game, command: History) -> list[Reply]:
     """The finished boards of the type (of one player, if named), newest first."""
-    query = select(Board).where(Board.game_type == game.name, Board.status == "finished")
     if command.userid is not None:
         ctx.known_user(command.userid)
     finished = [
-        b for b in ctx.session.scalars(query.order_by(Board.updated_at.desc(), Board.board.desc()))
+        b for b in records.boards_where(
+            ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "finished",
+            order_by=(BOARDS.c.updated_at.desc(), BOARDS.c.board.desc()),
+        )
         if command.userid is None or command.userid in b.seats
     ]
     who = f" of {command.userid}" if command.userid else ""

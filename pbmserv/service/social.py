@@ -11,6 +11,7 @@ from pbmserv.service.boards import load_board, moves_to_list, syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store.models import Board, Subscription, User
+from pbmserv.store.records import Account
 
 
 # -- subscriptions -------------------------------------------------------------
@@ -26,7 +27,7 @@ def notify(ctx: Context, game: Game, command: Notify) -> list[Reply]:
     return _watch(ctx, game, user, command.board, final_only=True)
 
 
-def _follow_new_boards(ctx: Context, game: Game, user: User) -> list[Reply]:
+def _follow_new_boards(ctx: Context, game: Game, user: Account) -> list[Reply]:
     policy = policies.policy_for(ctx, user, game.name)
     if policy.subscribes_new_boards:
         raise ServiceError(
@@ -43,7 +44,7 @@ def _follow_new_boards(ctx: Context, game: Game, user: User) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} subscribe all {user.userid}", body + "\n")]
 
 
-def _watch(ctx: Context, game: Game, user: User, number: int, *, final_only: bool) -> list[Reply]:
+def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: bool) -> list[Reply]:
     """Subscribe `user` to the board: every mail, or only the final one."""
     verb = "notify" if final_only else "subscribe"
     board = load_board(ctx, game, number)
@@ -99,7 +100,7 @@ def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} unsubscribe {user.userid}", body)]
 
 
-def _unsubscribe_all(ctx: Context, game: Game, user: User) -> list[Reply]:
+def _unsubscribe_all(ctx: Context, game: Game, user: Account) -> list[Reply]:
     """Ends the subscription to new boards and every board subscription of the game type."""
     policy = policies.find_policy(ctx, user, game.name)
     following = policy is not None and policy.subscribes_new_boards

@@ -7,7 +7,8 @@ from __future__ import annotations
 from sqlalchemy import Row, bindparam, select
 
 from pbmserv.service.context import Context
-from pbmserv.store.models import Board, GamePolicy, Subscription, User
+from pbmserv.store.models import GamePolicy, Subscription, User
+from pbmserv.store.records import Account, BoardRecord
 
 FINAL_ONLY = "(final result only)"
 
@@ -21,18 +22,18 @@ _OF_BOARD = (
 )
 
 
-def board_subscriptions(ctx: Context, board: Board) -> list[Row]:
+def board_subscriptions(ctx: Context, board: BoardRecord) -> list[Row]:
     """The board's subscribers as (user_id, userid, final_only), by userid."""
     return list(ctx.read(_OF_BOARD, {"board_id": board.id}))
 
 
-def find_subscription(ctx: Context, board: Board, user: User) -> Subscription | None:
+def find_subscription(ctx: Context, board: BoardRecord, user: Account) -> Subscription | None:
     return ctx.session.scalar(
         select(Subscription).where(Subscription.board_id == board.id, Subscription.user_id == user.id)
     )
 
 
-def watchers(board: Board, subscriptions: list[Row]) -> list[str]:
+def watchers(board: BoardRecord, subscriptions: list[Row]) -> list[str]:
     """The subscribers who get this board mail: all of them once the game is over."""
     return [s.userid for s in subscriptions if not s.final_only or board.result is not None]
 
@@ -42,7 +43,7 @@ def listed_names(subscriptions: list[Row]) -> tuple[str, ...]:
     return tuple(f"{s.userid} {FINAL_ONLY}" if s.final_only else s.userid for s in subscriptions)
 
 
-def subscribe_followers(ctx: Context, board: Board) -> None:
+def subscribe_followers(ctx: Context, board: BoardRecord) -> None:
     """Everybody who subscribed to all boards of the type gets the new board (its players aside)."""
     followers = ctx.session.scalars(
         select(GamePolicy).where(GamePolicy.game_type == board.game_type, GamePolicy.subscribes_new_boards)

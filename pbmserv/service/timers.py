@@ -8,7 +8,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Vacation as VacationCommand
@@ -16,7 +16,9 @@ from pbmserv.service import boards, proposals, views
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
-from pbmserv.store.models import Board, User, Vacation
+from pbmserv.store import records
+from pbmserv.store.models import User, Vacation
+from pbmserv.store.records import BOARDS, BoardRecord
 
 DAY = timedelta(days=1)
 
@@ -51,7 +53,7 @@ def vacation_end(ctx: Context, vacations: list[Vacation], vacation: Vacation) ->
 
 
 def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
+    user = ctx.user(ctx.authenticate(command.userid, command.password))
     vacations = _vacations(ctx, user.id)
     running = _open(vacations)
     allowance = ctx.settings.vacation_days
@@ -97,7 +99,7 @@ def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
     return replies, report
 
 
-def lateness(ctx: Context, board: Board, userid: str) -> timedelta | None:
+def lateness(ctx: Context, board: BoardRecord, userid: str) -> timedelta | None:
     """How long the board has waited for the player's move, vacations not
     counted; None while the player is on vacation."""
     since = as_utc(board.updated_at)
@@ -110,17 +112,17 @@ def lateness(ctx: Context, board: Board, userid: str) -> timedelta | None:
     return ctx.now - since - away
 
 
-def _nag_due(ctx: Context, board: Board, late: timedelta, nag_days: int) -> bool:
+def _nag_due(ctx: Context, board: BoardRecord, late: timedelta, nag_days: int) -> bool:
     if late < nag_days * DAY:
         return False
     nagged = as_utc(board.nagged_at) if board.nagged_at else None
     return nagged is None or nagged <= as_utc(board.updated_at) or ctx.now - nagged >= nag_days * DAY
 
 
-def running_boards(ctx: Context) -> list[int]:
+def running_boards(connection: Connection) -> list[int]:
     """The ids of the running boards, in the order the timer pass takes them."""
-    return list(ctx.session.scalars(
-        select(Board.id).where(Board.status == "active").order_by(Board.game_type, Board.board)
+    return list(connection.scalars(
+        select(BOARDS.c.id).where(BOARDS.c.status == "active").order_by(BOARDS.c.game_type, BOARDS.c.board)
     ))
 
 
@@ -129,11 +131,8 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
     running). Returns the mails and a line for each thing done."""
     replies: list[Reply] = []
     report: list[str] = []
-    query = (
-        select(Board).where(Board.id.in_(board_ids), Board.status == "active")
-        .order_by(Board.game_type, Board.board).with_for_update()
-    )
-    for board in list(ctx.session.scalars(query)):
+    running = records.boards_where(ctx.connection, BOARDS.c.id.in_(board_ids), BOARDS.c.status == "active", lock=True)
+    for board in running:
         if board.game_type not in ctx.catalog:
             continue
         game = ctx.catalog.get(board.game_type)
@@ -161,10 +160,11 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
             report.append(f"{game.name} board {board.board}: reminded {board.seats[seat]} ({counted(late[seat].days, 'day')} late)")
         if nagged:
             board.nagged_at = ctx.now
+            records.save_board(ctx.connection, board)
     return replies, report
 
 
-def _nag(ctx: Context, game: Game, board: Board, state: Any, seat: int, late: timedelta, forfeit_days: int) -> Reply:
+def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, late: timedelta, forfeit_days: int) -> Reply:
     userid = board.seats[seat]
     deadline = ctx.now + (forfeit_days * DAY - late)
     text = views.wrap(

@@ -6,7 +6,7 @@ import textwrap
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.store.models import Board, Move
+from pbmserv.store.records import BoardRecord, MoveRow
 
 LINE_WIDTH = 72
 SECRET = "(secret)"
@@ -26,7 +26,7 @@ def syntax_lines(syntax: str, indent: str = "  ") -> str:
     return "\n".join(wrap(alternative.strip(), indent) for alternative in syntax.split("  |  "))
 
 
-def title_line(game: Game, board: Board) -> str:
+def title_line(game: Game, board: BoardRecord) -> str:
     sides = game.side_names
     players = [
         f"{userid} ({sides[seat]})" if seat < len(sides) else userid
@@ -41,11 +41,11 @@ def names_and(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def to_move_names(game: Game, board: Board, state: Any) -> list[str]:
+def to_move_names(game: Game, board: BoardRecord, state: Any) -> list[str]:
     return [board.seats[seat] for seat in sorted(game.to_move(state))]
 
 
-def status_line(game: Game, board: Board, state: Any) -> str:
+def status_line(game: Game, board: BoardRecord, state: Any) -> str:
     if board.result is not None:
         winners = [board.seats[seat] for seat in board.result["winners"]]
         reason = board.result["reason"]
@@ -56,7 +56,7 @@ def status_line(game: Game, board: Board, state: Any) -> str:
     return f"It is {names_and([name + chr(39) + 's' for name in names])} turn."
 
 
-def rating_lines(board: Board) -> list[str]:
+def rating_lines(board: BoardRecord) -> list[str]:
     """The rating changes a finished board caused: "alice 1600 -> 1616 (+16)"."""
     changes = (board.result or {}).get("ratings", [])
     if not changes:
@@ -68,24 +68,24 @@ def rating_lines(board: Board) -> list[str]:
     ]
 
 
-def short_status(game: Game, board: Board, state: Any) -> str:
+def short_status(game: Game, board: BoardRecord, state: Any) -> str:
     if board.result is not None:
         winners = [board.seats[seat] for seat in board.result["winners"]]
         return f"won by {names_and(winners)}" if winners else "drawn"
     return f"{names_and(to_move_names(game, board, state))} to move"
 
 
-def subject(game: Game, board: Board, state: Any, prefix: str = "") -> str:
+def subject(game: Game, board: BoardRecord, state: Any, prefix: str = "") -> str:
     tail = "Final" if board.result is not None else " ".join(to_move_names(game, board, state))
     return f"{prefix}{game.title} Board {board.board} {tail}".strip()
 
 
-def move_text_for(move: Move, viewer: int | None, game_over: bool) -> str:
+def move_text_for(move: MoveRow, viewer: int | None, game_over: bool) -> str:
     text = SECRET if move.secret and not game_over and move.seat != viewer else move.text
     return f"{text} {AUTO}" if move.auto else text
 
 
-def move_list(board: Board, moves: list[Move], viewer: int | None, recent: int | None) -> str:
+def move_list(board: BoardRecord, moves: list[MoveRow], viewer: int | None, recent: int | None) -> str:
     """Moves in columns, oldest first; only the last `recent` unless None."""
     if not moves:
         return "No moves yet."
@@ -109,15 +109,15 @@ def proposal_noun(proposal: dict[str, Any]) -> str:
     return "draw offer" if proposal["kind"] == "draw" else "undo request"
 
 
-def whose_proposal(proposal: dict[str, Any], board: Board) -> str:
+def whose_proposal(proposal: dict[str, Any], board: BoardRecord) -> str:
     """ "alice's draw offer" / "alice's undo request" """
     return f"{board.seats[proposal['by']]}'s {proposal_noun(proposal)}"
 
 
 def board_mail(
     game: Game,
-    board: Board,
-    moves: list[Move],
+    board: BoardRecord,
+    moves: list[MoveRow],
     state: Any,
     viewer: int | None,
     *,

@@ -6,12 +6,14 @@ import fcntl
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 
@@ -132,6 +134,24 @@ def _configure_sqlite(engine: Engine) -> None:
     def on_begin(connection):  # type: ignore[no-untyped-def]
         # take the write lock up front: one writer at a time, no upgrade deadlocks
         connection.connection.dbapi_connection.begin_writing()
+
+
+@contextmanager
+def savepoint(connection: Connection, name: str) -> Iterator[None]:
+    """Everything done in the block, or (when it raises) none of it, within
+    the connection's transaction. The SAVEPOINT is written out here because
+    SQLAlchemy's own (`begin_nested`) gives each one a new name, and so
+    compiles its statement anew every time, which costs more than a query;
+    it is invisible to SQLAlchemy, so an ORM session used inside must be
+    ended before the block ends (see `service.context.Context`)."""
+    connection.exec_driver_sql(f"SAVEPOINT {name}")
+    try:
+        yield
+    except BaseException:
+        connection.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {name}")
+        connection.exec_driver_sql(f"RELEASE SAVEPOINT {name}")
+        raise
+    connection.exec_driver_sql(f"RELEASE SAVEPOINT {name}")
 
 
 def session_factory(engine: Engine) -> sessionmaker:

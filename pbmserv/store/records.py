@@ -1,0 +1,163 @@
+"""Boards, their moves and accounts as plain records, read and written with
+Core statements built once.
+
+A move is what the server does most, and on its path the ORM's identity
+map, unit of work and per-query machinery cost more than the move itself.
+So boards never go through the ORM: a `BoardRecord` is loaded, changed in
+Python and written back with one version-guarded UPDATE (`save_board`).
+The ORM models in `models` remain the schema and serve the rarer commands
+(accounts, subscriptions, policies, ratings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy.orm.exc import StaleDataError
+
+from pbmserv.store.models import Board, Move, QueuedMove, User
+
+BOARDS = Board.__table__
+MOVES = Move.__table__
+QUEUED = QueuedMove.__table__
+USERS = User.__table__
+
+
+@dataclass(eq=False)
+class BoardRecord:
+    """One row of `boards`; see `models.Board` for what the columns hold."""
+
+    id: int
+    game_type: str
+    board: int
+    options: dict[str, Any]
+    timers: dict[str, Any]
+    seats: list[str]
+    state: Any
+    move_count: int
+    status: str
+    result: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime
+    version: int
+    nagged_at: datetime | None
+    proposal: dict[str, Any] | None
+
+
+#: a row of `moves` as read here: number, seat, text, secret, auto, created_at, comment
+MoveRow = Row[Any]
+
+
+@dataclass(frozen=True)
+class Account:
+    """What checking a player's password needs of `users`."""
+
+    id: int
+    userid: str
+    password_hash: str
+
+
+#: the board columns a command may change (`save_board` writes them all)
+CHANGEABLE = ("state", "move_count", "status", "result", "updated_at", "nagged_at", "proposal")
+_BOARD_COLUMNS = [BOARDS.c[f.name] for f in fields(BoardRecord)]
+_FIND_BOARD = select(*_BOARD_COLUMNS).where(
+    BOARDS.c.game_type == bindparam("game_type"), BOARDS.c.board == bindparam("number")
+)
+_FIND_BOARD_LOCKED = _FIND_BOARD.with_for_update()
+_INSERT_BOARD = insert(BOARDS)
+_SAVE_BOARD = (
+    update(BOARDS)
+    .where(BOARDS.c.id == bindparam("board_id"), BOARDS.c.version == bindparam("old_version"))
+    .values(version=bindparam("new_version"), **{name: bindparam(name) for name in CHANGEABLE})
+)
+_MOVE_COLUMNS = (MOVES.c.number, MOVES.c.seat, MOVES.c.text, MOVES.c.secret, MOVES.c.auto, MOVES.c.created_at, MOVES.c.comment)
+_MOVES = select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number)
+_RECENT_MOVES = (
+    select(*_MOVE_COLUMNS)
+    .where(MOVES.c.board_id == bindparam("board_id"))
+    .order_by(MOVES.c.number.desc())
+    .limit(bindparam("count"))
+)
+_RECORD_MOVE = insert(MOVES)
+_REMOVE_MOVE = delete(MOVES).where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number == bindparam("number"))
+_QUEUED = select(QUEUED.c.id, QUEUED.c.seat, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"))
+_UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
+_CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
+_ACCOUNT = select(USERS.c.id, USERS.c.userid, USERS.c.password_hash).where(USERS.c.userid == bindparam("userid"))
+
+
+# -- boards ----------------------------------------------------------------------
+def find_board(connection: Connection, game_type: str, number: int, *, lock: bool = False) -> BoardRecord | None:
+    """The board, locked against other writers until the transaction ends with `lock`."""
+    row = connection.execute(_FIND_BOARD_LOCKED if lock else _FIND_BOARD, {"game_type": game_type, "number": number}).first()
+    return None if row is None else BoardRecord(*row)
+
+
+def boards_where(
+    connection: Connection, *criteria: ColumnElement[bool], lock: bool = False,
+    order_by: tuple[ColumnElement[Any], ...] = (BOARDS.c.game_type, BOARDS.c.board),
+) -> list[BoardRecord]:
+    query = select(*_BOARD_COLUMNS).where(*criteria).order_by(*order_by)
+    return [BoardRecord(*row) for row in connection.execute(query.with_for_update() if lock else query)]
+
+
+def insert_board(connection: Connection, **values: Any) -> BoardRecord:
+    """A new board row (version 1) from every column but `id` and `version`."""
+    values = {"version": 1, "nagged_at": None, "proposal": None, **values}
+    board_id = connection.execute(_INSERT_BOARD, values).inserted_primary_key[0]
+    return BoardRecord(id=board_id, **values)
+
+
+def save_board(connection: Connection, board: BoardRecord) -> None:
+    """Write the changeable columns back, if the row is still the version
+    that was read (a second writer's change raises StaleDataError: on
+    PostgreSQL the board is read FOR UPDATE, so that would be a bug)."""
+    written = connection.execute(_SAVE_BOARD, {
+        **{name: getattr(board, name) for name in CHANGEABLE},
+        "board_id": board.id, "old_version": board.version, "new_version": board.version + 1,
+    })
+    if written.rowcount != 1:
+        raise StaleDataError(f"board {board.id} changed under this command (version {board.version})")
+    board.version += 1
+
+
+# -- moves -----------------------------------------------------------------------
+def board_moves(connection: Connection, board_id: int, upto: int | None = None) -> list[MoveRow]:
+    """The board's moves in order (the first `upto` of them, if given)."""
+    moves = list(connection.execute(_MOVES, {"board_id": board_id}))
+    return moves if upto is None else moves[:upto]
+
+
+def recent_moves(connection: Connection, board_id: int, count: int) -> list[MoveRow]:
+    """The board's last `count` moves, in order."""
+    return list(reversed(connection.execute(_RECENT_MOVES, {"board_id": board_id, "count": count}).all()))
+
+
+def record_move(connection: Connection, **values: Any) -> None:
+    connection.execute(_RECORD_MOVE, values)
+
+
+def remove_move(connection: Connection, board_id: int, number: int) -> None:
+    connection.execute(_REMOVE_MOVE, {"board_id": board_id, "number": number})
+
+
+def queued_moves(connection: Connection, board_id: int) -> list[Row[Any]]:
+    """The board's queued moves as (id, seat, text)."""
+    return list(connection.execute(_QUEUED, {"board_id": board_id}))
+
+
+def unqueue(connection: Connection, queued_id: int) -> None:
+    connection.execute(_UNQUEUE, {"queued_id": queued_id})
+
+
+def clear_queue(connection: Connection, board_id: int) -> None:
+    connection.execute(_CLEAR_QUEUE, {"board_id": board_id})
+
+
+# -- accounts --------------------------------------------------------------------
+def find_account(connection: Connection, userid: str) -> Account | None:
+    row = connection.execute(_ACCOUNT, {"userid": userid}).first()
+    return None if row is None else Account(*row)
