@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 
 from pbmserv.config import Settings
@@ -13,6 +14,7 @@ from pbmserv.service.catalog import Catalog
 from pbmserv.service.delivery import Delivery
 from pbmserv.service.processor import Clock, Processor, utc_now
 from pbmserv.store.database import make_engine, session_factory, upgrade
+from pbmserv.store.spool import Spool
 
 
 @dataclass
@@ -29,7 +31,8 @@ class Runtime:
             self.catalog = Catalog.installed(self.settings.extra_games)
         if self.backend is None:
             self.backend = make_backend(self.settings)
-        self.processor = Processor(self.engine, self.settings, self.catalog, self.clock)
+        self.spool = spool_of(self.settings)
+        self.processor = Processor(self.engine, self.settings, self.catalog, self.clock, self.spool)
         self.delivery = Delivery(
             self.sessions, self.backend, self.settings.address, self.clock,
             max_attempts=self.settings.delivery_max_attempts,
@@ -41,3 +44,13 @@ class Runtime:
 
     def close(self) -> None:
         self.engine.dispose()
+        if self.spool is not None:
+            self.spool.close()
+
+
+def spool_of(settings: Settings) -> Spool | None:
+    """The arrival spool beside a SQLite database file (`<file>-spool`); None on PostgreSQL."""
+    url = make_url(settings.database_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Spool(f"{url.database}-spool", settings.database_busy_seconds)

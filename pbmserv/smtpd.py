@@ -34,16 +34,16 @@ class EventLike(Protocol):
 
 
 class IntakeHandler:
-    """Answers 250 once the mail is committed. Mails that arrive while a
-    commit is under way wait for the next one, and are stored together by
-    one thread in one transaction (group commit): under load the write lock
-    changes hands once per group, not once per mail."""
+    """Answers 250 once the mail is committed (`Processor.accept`: into the
+    arrival spool on SQLite, else into the database). Mails that arrive
+    while a commit is under way wait for the next one, and are stored
+    together by one thread in one transaction (group commit)."""
 
     def __init__(self, runtime: Runtime, wake: EventLike):
         self.runtime = runtime
         self.wake = wake
         self.address = runtime.settings.address.lower()
-        self._waiting: list[tuple[bytes, str, asyncio.Future[bool]]] = []
+        self._waiting: list[tuple[bytes, str, asyncio.Future[None]]] = []
         self._storer: asyncio.Task[None] | None = None
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]) -> str:
@@ -53,55 +53,55 @@ class IntakeHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((envelope.original_content or b"", envelope.mail_from or "", stored))
         if self._storer is None:
             self._storer = asyncio.create_task(self._store_waiting())
         try:
-            duplicate = await stored
+            await stored
         except Exception:  # the mail is not safe with us: the sender must retry
             return "451 4.3.0 cannot store the mail now, try again later"
-        return "250 2.0.0 OK (already received)" if duplicate else "250 2.0.0 OK"
+        return "250 2.0.0 OK"
 
     async def _store_waiting(self) -> None:
         try:
             while self._waiting:
                 group, self._waiting = self._waiting, []
                 try:
-                    outcomes = await asyncio.to_thread(
-                        self.runtime.processor.store_many, [(raw, sender) for raw, sender, _ in group]
-                    )
+                    await asyncio.to_thread(self.runtime.processor.accept, [(raw, sender) for raw, sender, _ in group])
                 except Exception as error:
                     log.exception("could not store %s inbound mail(s)", len(group))
                     for *_, stored in group:
                         stored.set_exception(error)
                     continue
                 self.wake.set()
-                for (*_, stored), (_, duplicate) in zip(group, outcomes):
-                    stored.set_result(duplicate)
+                for *_, stored in group:
+                    stored.set_result(None)
         finally:
             self._storer = None
 
 
 class Progress:
-    """What the worker process is doing, shared with `serve`: the inbound
-    mail it is processing (0: none) and since when, by `time.monotonic()`
-    (one clock for every process on the machine)."""
+    """What the worker process is doing, shared with `serve`: the dedup key
+    of the inbound mail it is processing ("": none; the row id would not
+    do, as a killed worker's admission of spooled mail is undone with its
+    transaction) and since when, by `time.monotonic()` (one clock for
+    every process on the machine)."""
 
     def __init__(self, context: multiprocessing.context.BaseContext):
-        self._mail = context.Value("q", 0, lock=False)
+        self._mail = context.Array("c", 64, lock=False)
         self._since = context.Value("d", 0.0, lock=False)
 
-    def begin(self, row_id: int) -> None:
+    def begin(self, key: str) -> None:
         self._since.value = time.monotonic()
-        self._mail.value = row_id
+        self._mail.value = key.encode()
 
     def end(self) -> None:
-        self._mail.value = 0
+        self._mail.value = b""
 
-    def stuck_on(self, seconds: float) -> int | None:
+    def stuck_on(self, seconds: float) -> str | None:
         """The mail the worker has been processing for more than `seconds`."""
-        mail = self._mail.value
+        mail = self._mail.value.decode()
         return mail if mail and time.monotonic() - self._since.value > seconds else None
 
 
@@ -260,14 +260,14 @@ async def _give_up_stuck_mail(runtime: Runtime, worker: multiprocessing.process.
     mail = progress.stuck_on(seconds)
     if mail is None or not worker.is_alive():
         return
-    log.error("the worker has spent over %gs on inbound mail %s; restarting it", seconds, mail)
+    log.error("the worker has spent over %gs on the mail with dedup key %s; restarting it", seconds, mail)
     worker.kill()
     await asyncio.to_thread(worker.join)
     progress.end()
     try:
         await asyncio.to_thread(runtime.processor.give_up, mail, f"not processed within {seconds:g}s: given up")
     except Exception:  # the new worker takes the mail up again, and the watchdog tries once more
-        log.exception("could not give up inbound mail %s", mail)
+        log.exception("could not give up the mail with dedup key %s", mail)
 
 
 async def serve(runtime: Runtime) -> None:

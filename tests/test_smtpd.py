@@ -143,13 +143,20 @@ def test_mails_arriving_together_are_stored_together_each_once(listener, runtime
 
 
 @contextmanager
-def write_lock_held(database_url: str) -> Iterator[None]:
-    """Another program holding the database's write lock: on SQLite the
-    writer flock beside the file, on PostgreSQL a lock on inbound_mails."""
+def writer_lock_held(path: str) -> Iterator[None]:
+    """Another writer inside a transaction on the SQLite file `path`: it holds the flock beside it."""
+    with open(f"{path}-writer", "a+b") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        yield
+
+
+@contextmanager
+def intake_store_locked(database_url: str) -> Iterator[None]:
+    """Another program holding the lock intake needs to store a mail: on
+    SQLite the arrival spool's, on PostgreSQL a lock on inbound_mails."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
-        with open(f"{url.database}-writer", "a+b") as holder:
-            fcntl.flock(holder, fcntl.LOCK_EX)
+        with writer_lock_held(f"{url.database}-spool"):
             yield
         return
     engine = create_engine(database_url)
@@ -162,12 +169,12 @@ def write_lock_held(database_url: str) -> Iterator[None]:
 
 
 def test_intake_answers_451_when_the_mail_cannot_be_stored(database_url: str) -> None:
-    """Another writer holds the database past the busy timeout: the mail is
+    """Another writer holds what intake stores into past the busy timeout: the mail is
     not safe with us, so the sending server is told to try again, and it is
     told within the timeout rather than left waiting."""
     settings = Settings(database_url=database_url, mail_backend="memory", database_busy_seconds=1.0)
     runtime = Runtime(settings)
-    with loop_thread() as loop, write_lock_held(database_url):
+    with loop_thread() as loop, intake_store_locked(database_url):
         server = asyncio.run_coroutine_threadsafe(start_listener(runtime, threading.Event(), "127.0.0.1", 0), loop).result(10)
         started = time.monotonic()
         with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=30) as client:

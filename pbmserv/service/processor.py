@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import Connection, Engine, Row, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
@@ -28,15 +29,16 @@ from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.views import wrap
-from pbmserv.store.database import savepoint
+from pbmserv.store.database import lost_a_race, savepoint
 from pbmserv.store.models import InboundMail, OutboxMail
+from pbmserv.store.spool import Arrival, Spool
 
 log = logging.getLogger(__name__)
 
 INBOUND = InboundMail.__table__
 OUTBOX = OutboxMail.__table__
 _PENDING = (
-    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender)
+    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.envelope_sender)
     .where(INBOUND.c.status == "pending")
     .order_by(INBOUND.c.id)
     .limit(bindparam("most"))
@@ -44,7 +46,7 @@ _PENDING = (
 )
 _PENDING_ONE = (
     select(INBOUND.c.id, INBOUND.c.raw)
-    .where(INBOUND.c.id == bindparam("row_id"), INBOUND.c.status == "pending")
+    .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
     .with_for_update()
 )
 _MARK = (
@@ -60,11 +62,14 @@ _RECENT_ANSWERS = select(func.count(OUTBOX.c.id)).where(
     OUTBOX.c.created_at > bindparam("since"),
 )
 _STORE = insert(INBOUND)
+_ADMIT = sqlite.insert(INBOUND).on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
 Clock = Callable[[], datetime]
 #: running boards the timer pass checks in one transaction
 TIMER_BOARDS_PER_TRANSACTION = 50
+#: spooled mails a batch moves into the database at most
+ADMITTED_PER_BATCH = 200
 
 
 def utc_now() -> datetime:
@@ -109,6 +114,8 @@ class Processor:
     settings: Settings
     catalog: Catalog
     clock: Clock = utc_now
+    #: where SMTP intake keeps mail on SQLite (see `pbmserv.store.spool`); None: straight into the database
+    spool: Spool | None = None
 
     def __post_init__(self) -> None:
         self.passwords = Passwords(self.settings)
@@ -119,41 +126,49 @@ class Processor:
         return self.store_many([(raw, envelope_sender)])[0]
 
     def store_many(self, mails: list[tuple[bytes, str | None]]) -> list[tuple[int, bool]]:
-        """Commit several raw mails in one transaction (SMTP intake stores
-        the mails that arrived together so: one commit, one turn of the
-        write lock); returns (row id, True if it was a duplicate) for each.
-        Should another process store one of them at the same moment, the
-        unique key refuses the transaction; it is then done again, and finds
-        that mail stored. Each refusal means one more of the mails is
-        stored, so this ends."""
-        identified = []
-        for raw, envelope_sender in mails:
-            reply_to, message_id = read_identity(raw)
-            sender = envelope_sender if envelope_sender is not None else reply_to
-            identified.append((raw, sender, message_id, dedup_key(raw, sender, message_id)))
+        """Commit several raw mails in one transaction; returns (row id, True
+        if it was a duplicate) for each. Should another process store one
+        of them at the same moment, the unique key refuses the transaction
+        (or, on PostgreSQL, the two may deadlock, and one is rolled back);
+        it is then done again, and finds that mail stored. Each refusal
+        means one more of the mails is stored, so this ends."""
+        identified = [self._arrival(raw, envelope_sender) for raw, envelope_sender in mails]
         for _ in range(len(identified)):
             try:
                 return self._store_identified(identified)
-            except IntegrityError:
-                continue
+            except DBAPIError as error:
+                if not lost_a_race(error):
+                    raise
         return self._store_identified(identified)
 
-    def _store_identified(self, identified: list[tuple[bytes, str, str, str]]) -> list[tuple[int, bool]]:
+    def accept(self, mails: list[tuple[bytes, str | None]]) -> None:
+        """Commit mails that arrived together, before they are acknowledged
+        (SMTP intake): into the spool when there is one, else into the
+        database, in one transaction either way (under load the write lock
+        changes hands once per group, not once per mail)."""
+        if self.spool is None:
+            self.store_many(mails)
+        else:
+            self.spool.append([self._arrival(raw, envelope_sender) for raw, envelope_sender in mails])
+
+    def _arrival(self, raw: bytes, envelope_sender: str | None) -> Arrival:
+        reply_to, message_id = read_identity(raw)
+        sender = envelope_sender if envelope_sender is not None else reply_to
+        return Arrival(self.clock(), sender, message_id, dedup_key(raw, sender, message_id), raw)
+
+    def _store_identified(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
         with self.engine.begin() as connection:
-            keys = list(dict.fromkeys(key for *_, key in identified))
+            keys = list(dict.fromkeys(mail.dedup_key for mail in identified))
             known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
             fresh: dict[str, dict[str, object]] = {}
-            for raw, sender, message_id, key in identified:
-                if key not in known:
-                    fresh.setdefault(key, {
-                        "received_at": self.clock(), "envelope_sender": sender, "message_id": message_id,
-                        "dedup_key": key, "raw": raw, "status": "pending", "error": "",
-                    })
+            for mail in identified:
+                if mail.dedup_key not in known:
+                    fresh.setdefault(mail.dedup_key, _pending_row(mail))
             if fresh:
                 connection.execute(_STORE, list(fresh.values()))
                 stored = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": list(fresh)})}
         outcomes, seen = [], set()
-        for *_, key in identified:
+        for key in (mail.dedup_key for mail in identified):
             if key in known:
                 outcomes.append((known[key], True))
             else:  # stored now, in arrival order; a second copy in the same group is a duplicate
@@ -171,7 +186,7 @@ class Processor:
         return count
 
     def process_batch(
-        self, most: int = 50, seconds: float = 0.01, on_mail: Callable[[int], None] | None = None,
+        self, most: int = 50, seconds: float = 0.01, on_mail: Callable[[str], None] | None = None,
     ) -> tuple[int, bool]:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
@@ -183,22 +198,43 @@ class Processor:
         Mails are processed in arrival order, also across processes: a later
         mail (a move) may depend on an earlier one (the challenge). A process
         that finds the oldest mails locked waits for them, then finds them
-        done and takes the next. `on_mail(row id)` is told of each mail as
-        its processing begins."""
+        done and takes the next. `on_mail(dedup key)` is told of each mail
+        as its processing begins."""
         deadline = time.monotonic() + seconds
         with self.engine.begin() as connection:
+            admitted = self._admit(connection)
             rows = connection.execute(_PENDING, {"most": most}).all()
             output = BatchOutput(connection)
             done = 0
             for row in rows:
                 if on_mail is not None:
-                    on_mail(row.id)
+                    on_mail(row.dedup_key)
                 self._process(connection, output, row)
                 done += 1
                 if time.monotonic() >= deadline and done < len(rows):
                     break
             output.write()
-        return done, done < len(rows) or len(rows) == most
+        self._forget(admitted)
+        more = done < len(rows) or len(rows) == most or len(admitted) == ADMITTED_PER_BATCH
+        return done, more
+
+    def _forget(self, admitted: list[Arrival]) -> None:
+        """Clear the spool of mails whose admission is committed."""
+        if admitted:
+            assert self.spool is not None
+            self.spool.forget(admitted[-1].id)
+
+    def _admit(self, connection: Connection) -> list[Arrival]:
+        """Move the mails waiting in the spool into the database, in this
+        transaction: they are forgotten there once it is committed (a mail
+        admitted twice, after a crash in between, has a dedup key that is
+        already stored and is left out the second time)."""
+        if self.spool is None:
+            return []
+        arrivals = self.spool.waiting(ADMITTED_PER_BATCH)
+        if arrivals:
+            connection.execute(_ADMIT, [_pending_row(mail) for mail in arrivals])
+        return arrivals
 
     def _process(self, connection: Connection, output: BatchOutput, row: Row) -> None:
         """One mail: its commands in a savepoint, then its replies and its
@@ -266,13 +302,16 @@ class Processor:
             outcome["raw"] = masked
         output.add(rows, outcome)
 
-    def give_up(self, row_id: int, reason: str) -> bool:
-        """Mark a pending mail failed without processing it, with the
-        apology a failed mail gets (`serve` does this to the mail its worker
-        was stuck on); False if the mail is no longer pending."""
+    def give_up(self, key: str, reason: str) -> bool:
+        """Mark the pending mail with this dedup key failed without
+        processing it, with the apology a failed mail gets (`serve` does
+        this to the mail its worker was stuck on); False if it is no longer
+        pending. A worker killed while stuck took the admission of spooled
+        mail back with its transaction, so they are admitted here first."""
         now = self.clock()
         with self.engine.begin() as connection:
-            row = connection.execute(_PENDING_ONE, {"row_id": row_id}).first()
+            admitted = self._admit(connection)
+            row = connection.execute(_PENDING_ONE, {"dedup_key": key}).first()
             if row is None:
                 return False
             mail = parse_mail(row.raw)
@@ -283,7 +322,9 @@ class Processor:
                 status="failed", error=reason, masked=masked_copy(mail, secrets),
             )
             output.write()
-        log.error("inbound %s given up: %s", row_id, reason)
+        if admitted:
+            self._forget(admitted)
+        log.error("inbound %s given up: %s", row.id, reason)
         return True
 
     def run_timers(self) -> list[str]:
@@ -374,6 +415,13 @@ class Processor:
                 "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
             })
         return rows
+
+
+def _pending_row(mail: Arrival) -> dict[str, object]:
+    return {
+        "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
+        "dedup_key": mail.dedup_key, "raw": mail.raw, "status": "pending", "error": "",
+    }
 
 
 def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:

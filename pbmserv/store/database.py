@@ -15,6 +15,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
@@ -134,6 +135,18 @@ def _configure_sqlite(engine: Engine) -> None:
     def on_begin(connection):  # type: ignore[no-untyped-def]
         # take the write lock up front: one writer at a time, no upgrade deadlocks
         connection.connection.dbapi_connection.begin_writing()
+
+
+#: SQLSTATE of a transaction the database rolled back to break a deadlock
+DEADLOCK_DETECTED = "40P01"
+
+
+def lost_a_race(error: DBAPIError) -> bool:
+    """Whether a transaction failed because another one got there first: a
+    unique key taken meanwhile, or a deadlock (as between transactions that
+    insert the same keys in different orders) that the database broke by
+    rolling this one back. Doing it again is the remedy."""
+    return isinstance(error, IntegrityError) or getattr(error.orig, "sqlstate", None) == DEADLOCK_DETECTED
 
 
 @contextmanager

@@ -1,0 +1,115 @@
+"""The arrival spool: where SMTP intake commits a mail before its 250 when
+the database is SQLite.
+
+SQLite has one write lock for the whole database, and under load the
+worker holds it most of the time; intake storing into `inbound_mails`
+would wait for each of the worker's batches before it could answer. So
+intake writes into a SQLite file of its own beside the database
+(`<database>-spool`) and never waits for the worker. The worker moves
+what has arrived into `inbound_mails` within its batch transaction
+(`Processor.admit`), where a mail's dedup key makes a second copy
+harmless, and then forgets it here. Nothing is lost in between: a mail
+leaves the spool only after its row in the database is committed.
+
+The file is a queue private to pbmserv, so it is kept with the standard
+library's `sqlite3` and created as needed; Alembic does not manage it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from pbmserv.store.database import WriterLockedConnection
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS arrivals (
+    id INTEGER PRIMARY KEY,
+    received_at TEXT NOT NULL,
+    envelope_sender TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    dedup_key TEXT NOT NULL,
+    raw BLOB NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A mail as intake took it in; `id` orders the spool (0 before it is in)."""
+
+    received_at: datetime
+    envelope_sender: str
+    message_id: str
+    dedup_key: str
+    raw: bytes
+    id: int = 0
+
+
+class Spool:
+    def __init__(self, path: str | Path, busy_seconds: float = 10.0):
+        self.path = Path(path)
+        self.busy_seconds = busy_seconds
+        self._connection: WriterLockedConnection | None = None
+        self._lock = threading.Lock()  # one connection, used by one thread at a time
+
+    def append(self, arrivals: list[Arrival]) -> None:
+        """Commit the mails to the spool, in one transaction."""
+        with self._writing() as connection:
+            connection.executemany(
+                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw) VALUES (?, ?, ?, ?, ?)",
+                [(a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw) for a in arrivals],
+            )
+
+    def waiting(self, most: int) -> list[Arrival]:
+        """The oldest `most` mails in the spool, in arrival order."""
+        if self._connection is None and not self.path.exists():
+            return []  # no intake has written here yet: leave the file unmade
+        with self._lock:
+            rows = self._open().execute(
+                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, id FROM arrivals ORDER BY id LIMIT ?",
+                (most,),
+            ).fetchall()
+        return [Arrival(datetime.fromisoformat(row[0]), *row[1:]) for row in rows]
+
+    def forget(self, through: int) -> None:
+        """Remove the mails up to id `through` (they are in the database now)."""
+        with self._writing() as connection:
+            connection.execute("DELETE FROM arrivals WHERE id <= ?", (through,))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def _open(self) -> WriterLockedConnection:
+        if self._connection is None:
+            connection = sqlite3.connect(
+                self.path, timeout=self.busy_seconds, factory=WriterLockedConnection,
+                isolation_level=None, check_same_thread=False,
+            )
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute(_SCHEMA)
+            self._connection = connection
+        return self._connection
+
+    @contextmanager
+    def _writing(self) -> Iterator[WriterLockedConnection]:
+        """A write transaction, taking turns with the other writers (another
+        `serve` on the same database) as the database's own do."""
+        with self._lock:
+            connection = self._open()
+            connection.begin_writing()
+            try:
+                yield connection
+            except BaseException:
+                connection.rollback()
+                raise
+            connection.commit()

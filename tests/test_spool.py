@@ -1,0 +1,103 @@
+"""The arrival spool on SQLite: SMTP intake commits there without waiting
+for the database's write lock, and the worker moves each mail into the
+database exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from pbmserv.config import Settings
+from pbmserv.mail.backends import MaildirBackend, MemoryBackend
+from pbmserv.runtime import Runtime
+from pbmserv.service.catalog import Catalog
+from pbmserv.smtpd import Worker, start_listener
+from pbmserv.store.database import upgrade
+from pbmserv.store.models import InboundMail, OutboxMail
+from tests.conftest import TEST_PASSWORD_COST
+from tests.mailtools import make_mail
+from tests.smtp_helpers import close_server, loop_thread
+from tests.test_smtpd import read_maildir, wait_for_mail, writer_lock_held
+from tests.toygame import Toy
+
+
+@pytest.fixture
+def sqlite_runtime(tmp_path: Path) -> Iterator[Runtime]:
+    """A runtime on a SQLite file of its own (the spool exists only on SQLite)."""
+    url = f"sqlite:///{tmp_path / 'spooled.db'}"
+    upgrade(url)
+    runtime = Runtime(
+        replace(Settings(), database_url=url, mail_backend="memory", poll_seconds=0.2, **TEST_PASSWORD_COST),
+        catalog=Catalog([*Catalog.installed(), Toy()]), backend=MemoryBackend(),
+    )
+    yield runtime
+    runtime.close()
+
+
+def count(runtime: Runtime, *where) -> int:  # type: ignore[no-untyped-def]
+    with runtime.engine.connect() as connection:
+        return connection.scalar(select(func.count(InboundMail.id)).where(*where)) or 0
+
+
+def test_accepted_mail_waits_in_the_spool_until_a_batch_admits_it(sqlite_runtime: Runtime) -> None:
+    assert sqlite_runtime.spool is not None
+    sqlite_runtime.processor.accept([(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")])
+    assert count(sqlite_runtime) == 0 and len(sqlite_runtime.spool.waiting(10)) == 1
+    assert sqlite_runtime.processor.process_pending() == 1
+    assert count(sqlite_runtime, InboundMail.status == "done") == 1
+    assert sqlite_runtime.spool.waiting(10) == []
+
+
+def test_a_mail_admitted_twice_is_processed_once(sqlite_runtime: Runtime) -> None:
+    """A worker that dies after committing its batch but before forgetting
+    the admitted mails leaves them in the spool: the next batch admits
+    them again, and their dedup keys keep them out."""
+    mail = make_mail("alice@example.org", "signup alice secret1")
+    sqlite_runtime.processor.accept([(mail, "alice@example.org"), (mail, "alice@example.org")])
+    with sqlite_runtime.engine.begin() as connection:
+        assert len(sqlite_runtime.processor._admit(connection)) == 2  # committed, never forgotten
+    assert count(sqlite_runtime) == 1, "the second copy in the same group is left out too"
+    assert sqlite_runtime.processor.process_pending() == 1
+    with sqlite_runtime.engine.connect() as connection:
+        assert connection.scalar(select(func.count(OutboxMail.id))) == 1
+    assert count(sqlite_runtime) == 1 and sqlite_runtime.spool.waiting(10) == []
+
+
+def test_spooled_mail_is_processed_in_arrival_order(sqlite_runtime: Runtime) -> None:
+    subjects = ["signup alice secret1", "signup bob secret2", "toy challenge alice bob", "toy move 101 alice secret1 b2"]
+    sqlite_runtime.processor.accept([(make_mail("alice@example.org", subject), "alice@example.org") for subject in subjects])
+    sqlite_runtime.processor.process_pending()
+    with sqlite_runtime.engine.connect() as connection:
+        statuses = connection.execute(select(InboundMail.status, InboundMail.error).order_by(InboundMail.id)).all()
+    assert statuses == [("done", "")] * 4
+
+
+def test_intake_answers_at_once_while_the_worker_holds_the_database(sqlite_runtime: Runtime, tmp_path: Path) -> None:
+    """The worker's transaction holds SQLite's write lock; intake, writing
+    the spool, still answers 250 at once, and the mail is processed when
+    the lock is free."""
+    sqlite_runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
+    worker = Worker(sqlite_runtime)
+    worker.start()
+    database = sqlite_runtime.settings.database_url.removeprefix("sqlite:///")
+    with loop_thread() as loop:
+        server = asyncio.run_coroutine_threadsafe(start_listener(sqlite_runtime, worker.wake, "127.0.0.1", 0), loop).result(10)
+        with writer_lock_held(database):
+            started = time.monotonic()
+            with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=30) as client:
+                client.sendmail("alice@example.org", ["pbmserv@localhost"], make_mail("alice@example.org", "signup alice secret1"))
+            answered = time.monotonic() - started
+            time.sleep(0.5)
+            assert read_maildir(tmp_path / "outbox") == [], "the worker could not have processed it"
+        [reply] = wait_for_mail(tmp_path / "outbox", 1)
+        close_server(server, loop)
+    worker.stop()
+    assert answered < 1.0, answered
+    assert b"Subject: pbmserv signup alice" in reply
