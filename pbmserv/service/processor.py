@@ -88,11 +88,13 @@ def dedup_key(raw: bytes, envelope_sender: str, message_id: str) -> str:
 class BatchOutput:
     """What processing writes besides the commands' own changes: the replies
     for the outbox and each mail's outcome, kept here and written when the
-    batch ends (two statements for the batch instead of two for each mail).
-    The hourly reply caps count the outbox, so `write` comes first there."""
+    batch ends (two statements for the batch instead of two for each mail),
+    with the time of writing as the mails' `processed_at`. The hourly reply
+    caps count the outbox, so `write` comes first there."""
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection, clock: Clock):
         self.connection = connection
+        self.clock = clock
         self.replies: list[dict[str, object]] = []
         self.outcomes: list[dict[str, object]] = []
         self.masked_outcomes: list[dict[str, object]] = []
@@ -102,6 +104,9 @@ class BatchOutput:
         (self.outcomes if "raw" not in outcome else self.masked_outcomes).append(outcome)
 
     def write(self) -> None:
+        now = self.clock()
+        for outcome in (*self.outcomes, *self.masked_outcomes):
+            outcome["processed_at"] = now
         for statement, rows in ((_QUEUE, self.replies), (_MARK, self.outcomes), (_MARK_MASKED, self.masked_outcomes)):
             if rows:
                 self.connection.execute(statement, rows)
@@ -186,7 +191,7 @@ class Processor:
         return count
 
     def process_batch(
-        self, most: int = 50, seconds: float = 0.01, on_mail: Callable[[str], None] | None = None,
+        self, most: int = 50, seconds: float = 0.025, on_mail: Callable[[str], None] | None = None,
     ) -> tuple[int, bool]:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
@@ -204,7 +209,7 @@ class Processor:
         with self.engine.begin() as connection:
             admitted = self._admit(connection)
             rows = connection.execute(_PENDING, {"most": most}).all()
-            output = BatchOutput(connection)
+            output = BatchOutput(connection, self.clock)
             done = 0
             for row in rows:
                 if on_mail is not None:
@@ -297,7 +302,7 @@ class Processor:
         if held_back:
             error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
             log.warning("inbound %s: %s", row_id, error)
-        outcome: dict[str, object] = {"row_id": row_id, "status": status, "error": error, "processed_at": now}
+        outcome: dict[str, object] = {"row_id": row_id, "status": status, "error": error}
         if masked is not None:
             outcome["raw"] = masked
         output.add(rows, outcome)
@@ -316,7 +321,7 @@ class Processor:
                 return False
             mail = parse_mail(row.raw)
             secrets = passwords_in(parse_request(mail.subject, mail.body, self.catalog.names()))
-            output = BatchOutput(connection)
+            output = BatchOutput(connection, self.clock)
             self._finish(
                 connection, output, row.id, mail, [apology(mail, secrets)], now,
                 status="failed", error=reason, masked=masked_copy(mail, secrets),
@@ -354,7 +359,7 @@ class Processor:
         except BaseException:
             ctx.discard()
             raise
-        output = BatchOutput(connection)
+        output = BatchOutput(connection, self.clock)
         output.replies += [row for reply in replies for row in self._outbox_rows(None, None, reply, now)]
         output.write()
         return report

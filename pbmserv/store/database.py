@@ -53,26 +53,39 @@ class WriterLockedConnection(sqlite3.Connection):
 
     A writer that finds the database locked waits in SQLite's busy handler,
     which sleeps in growing steps (up to 100 ms) and so wakes long after the
-    lock is free: SMTP intake waiting on the worker's transaction would
-    answer tens of milliseconds late. The flock is tried every millisecond
-    at most instead, up to the same timeout. Every connection opens the
-    lock file itself, so the flock also excludes threads of one process;
-    SQLite's own busy timeout remains for other programs."""
+    lock is free. The flock is tried every LONGEST_PAUSE at most instead, up
+    to the same timeout (a lock changes hands many times a second, and each
+    pause of the waiter is time in which nobody writes). Every connection opens the lock files itself, so
+    the flocks also exclude threads of one process; SQLite's own busy
+    timeout remains for other programs.
+
+    flock is not fair: the worker, ending one batch and beginning the
+    next at once, would take the lock again and again ahead of a writer
+    polling for it, which could wait for as long as the load lasts. So a
+    writer that has to wait says so with a shared flock on
+    `<database file>-waiting`, and a writer about to begin lets such
+    waiters go first (for up to YIELD_SECONDS)."""
+
+    YIELD_SECONDS = 0.02
+    LONGEST_PAUSE = 0.00025
 
     def __init__(self, database: Any, *args: Any, **kwargs: Any):
         super().__init__(database, *args, **kwargs)
         self._busy_seconds = float(kwargs.get("timeout", 5.0))
         path = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else ":memory:"
         self._writer_lock: int | None = None
+        self._waiting_lock: int | None = None
         if path != ":memory:" and path and not path.startswith("file:"):
             try:  # flock needs no write access: any user who may read the database may take turns
                 self._writer_lock = os.open(f"{path}-writer", os.O_RDONLY | os.O_CREAT, 0o644)
+                self._waiting_lock = os.open(f"{path}-waiting", os.O_RDONLY | os.O_CREAT, 0o644)
             except OSError:  # e.g. a directory this user may not create files in: SQLite's busy timeout still guards
-                self._writer_lock = None
+                self._close_lock_files()
         self._writing = False
 
     def begin_writing(self) -> None:
         if self._writer_lock is not None:
+            self._let_waiting_writers_go_first()
             self._wait_for_writer_lock()
             self._writing = True
         try:
@@ -81,18 +94,38 @@ class WriterLockedConnection(sqlite3.Connection):
             self._done_writing()
             raise
 
+    def _let_waiting_writers_go_first(self) -> None:
+        deadline = time.monotonic() + self.YIELD_SECONDS
+        while time.monotonic() < deadline:
+            try:  # taken only if no writer holds it shared, that is, none is waiting
+                fcntl.flock(self._waiting_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
+            except BlockingIOError:
+                time.sleep(0.0002)
+                continue
+            fcntl.flock(self._waiting_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
+            return
+
     def _wait_for_writer_lock(self) -> None:
+        if self._try_writer_lock():
+            return
         deadline = time.monotonic() + self._busy_seconds
         pause = 0.0001
-        while True:
-            try:
-                fcntl.flock(self._writer_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
-                return
-            except BlockingIOError:
+        fcntl.flock(self._waiting_lock, fcntl.LOCK_SH)  # type: ignore[arg-type]
+        try:
+            while not self._try_writer_lock():
                 if time.monotonic() >= deadline:
-                    raise sqlite3.OperationalError("database is locked (another writer holds it)") from None
+                    raise sqlite3.OperationalError("database is locked (another writer holds it)")
                 time.sleep(pause)
-                pause = min(pause * 2, 0.001)
+                pause = min(pause * 2, self.LONGEST_PAUSE)
+        finally:
+            fcntl.flock(self._waiting_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
+
+    def _try_writer_lock(self) -> bool:
+        try:
+            fcntl.flock(self._writer_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
+        except BlockingIOError:
+            return False
+        return True
 
     def commit(self) -> None:
         try:
@@ -110,9 +143,13 @@ class WriterLockedConnection(sqlite3.Connection):
         try:
             super().close()
         finally:
-            if self._writer_lock is not None:
-                os.close(self._writer_lock)
-                self._writer_lock = None
+            self._close_lock_files()
+
+    def _close_lock_files(self) -> None:
+        for descriptor in (self._writer_lock, self._waiting_lock):
+            if descriptor is not None:
+                os.close(descriptor)
+        self._writer_lock = self._waiting_lock = None
 
     def _done_writing(self) -> None:
         if self._writing:
