@@ -34,7 +34,7 @@ class Runtime:
         self.spool = spool_of(self.settings)
         self.processor = Processor(self.engine, self.settings, self.catalog, self.clock, self.spool)
         self.delivery = Delivery(
-            self.sessions, self.backend, self.settings.address, self.clock,
+            self.engine, self.backend, self.settings.address, self.clock,
             max_attempts=self.settings.delivery_max_attempts,
             first_retry_seconds=self.settings.delivery_first_retry_seconds,
         )

@@ -109,11 +109,11 @@ class Worker:
     """Processes inbound mail in arrival order and, every `timer_seconds`,
     sends reminders and forfeits late games; woken by `wake` (set on new
     mail) or every `poll_seconds`, until `stop` is set; in a process of its
-    own, until that process is terminated. It wakes `deliver` when it has
-    queued replies; without one it delivers them itself."""
+    own, until that process is terminated. It hands the replies it writes
+    to the deliverer through `deliver`; without one it delivers them itself."""
 
     def __init__(
-        self, runtime: Runtime, wake: EventLike | None = None, deliver: EventLike | None = None,
+        self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
         progress: Progress | None = None,
     ):
         self.runtime = runtime
@@ -144,46 +144,97 @@ class Worker:
                 self.work_round()
             except Exception:
                 log.exception("%s round failed; retrying", type(self).__name__.lower())
-            self.wake.wait(self.runtime.settings.poll_seconds)
-            self.wake.clear()
+            self.pause()
+
+    def pause(self) -> None:
+        self.wake.wait(self.runtime.settings.poll_seconds)
+        self.wake.clear()
 
     def work_round(self) -> None:
         more = True
         while more and not self.stopping.is_set():  # mail stored meanwhile wakes the worker again
             try:
-                processed, more = self.runtime.processor.process_batch(
-                    on_mail=self.progress.begin if self.progress is not None else None
+                _, more = self.runtime.processor.process_batch(
+                    on_mail=self.progress.begin if self.progress is not None else None,
+                    hand_over=self.deliver.send if self.deliver is not None else None,
                 )
             finally:
                 if self.progress is not None:
                     self.progress.end()
-            if processed:
-                self._replies_queued()
         if time.monotonic() >= self._timers_due:
             self._timers_due = time.monotonic() + self.runtime.settings.timer_seconds
             for line in self.runtime.processor.run_timers():
                 log.info("timers: %s", line)
-            self._replies_queued()
         if self.deliver is None:  # in a thread: deliver here, retries that came due too
             self.runtime.delivery.deliver_due()
 
-    def _replies_queued(self) -> None:
-        if self.deliver is not None:
-            self.deliver.set()
-
 
 class Deliverer(Worker):
-    """Works the outbox: woken when the worker has queued mail, and every
-    `poll_seconds` for the retries that have come due. It lets the replies
-    of a few moves gather first (GATHER_SECONDS): sending them in one batch
-    halves the cost of delivering a move, and a few milliseconds are
-    nothing to mail."""
+    """Sends the replies the worker hands over (`wake`, a Handover) as soon
+    as they come, and every `poll_seconds` what has come due otherwise:
+    retries, the timer pass's mails, mail left by a process that died."""
 
-    GATHER_SECONDS = 0.01
+    def __init__(self, runtime: Runtime, wake: Handover, deliver: None = None, progress: None = None):
+        super().__init__(runtime, wake)
+        self.handed_over = wake
+        self._due_check = time.monotonic()
+
+    def pause(self) -> None:
+        self.handed_over.wait(self.runtime.settings.poll_seconds)
+
+    def stop(self) -> None:
+        self.stopping.set()  # seen at the end of the pause, within poll_seconds
 
     def work_round(self) -> None:
-        time.sleep(self.GATHER_SECONDS)
-        self.runtime.delivery.deliver_due()
+        inbound_ids = self.handed_over.take()
+        if inbound_ids:
+            self.runtime.delivery.deliver_handed_over(inbound_ids)
+        if time.monotonic() >= self._due_check:
+            self._due_check = time.monotonic() + self.runtime.settings.poll_seconds
+            self.runtime.delivery.deliver_due()
+
+
+class Handover:
+    """The ids of the inbound mails whose replies the worker has written
+    for the deliverer, down a pipe as lines of text. Writes never block:
+    each line is written whole or not at all (at most PIPE_BUF bytes), and
+    when the pipe is full (a deliverer far behind, or gone) the ids are
+    dropped; those replies are sent once their claim runs out. Like
+    WakePipe it holds no lock that a killed process could leave taken."""
+
+    IDS_PER_LINE = 400  # at most 10 digits and a space each: within PIPE_BUF
+
+    def __init__(self, context: multiprocessing.context.BaseContext):
+        self._reader, self._writer = context.Pipe(duplex=False)
+        os.set_blocking(self._writer.fileno(), False)
+        self._unfinished = b""
+
+    def send(self, inbound_ids: list[int]) -> None:
+        for start in range(0, len(inbound_ids), self.IDS_PER_LINE):
+            line = " ".join(map(str, inbound_ids[start:start + self.IDS_PER_LINE])) + "\n"
+            try:
+                os.write(self._writer.fileno(), line.encode())
+            except BlockingIOError:
+                log.warning("the deliverer is far behind: %s replies wait for their claim to run out", len(inbound_ids))
+                return
+            except BrokenPipeError:
+                return
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._reader.poll(timeout)
+
+    def take(self) -> list[int]:
+        """Every id sent so far and not yet taken."""
+        descriptor = self._reader.fileno()
+        os.set_blocking(descriptor, False)
+        received = self._unfinished
+        try:
+            while chunk := os.read(descriptor, 65536):
+                received += chunk
+        except BlockingIOError:
+            pass
+        *lines, self._unfinished = received.split(b"\n")
+        return [int(inbound_id) for line in lines for inbound_id in line.split()]
 
 
 class WakePipe:
@@ -219,7 +270,7 @@ class WakePipe:
 
 
 def _child_process(
-    role: type[Worker], settings: Settings, wake: WakePipe, deliver: WakePipe | None, parent_pid: int,
+    role: type[Worker], settings: Settings, wake: WakePipe | Handover, deliver: Handover | None, parent_pid: int,
     progress: Progress | None,
 ) -> None:
     logging.basicConfig(
@@ -227,7 +278,7 @@ def _child_process(
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     runtime = Runtime(settings)
-    worker = role(runtime, wake, deliver, progress)
+    worker = role(runtime, wake, deliver, progress)  # type: ignore[arg-type]
     # SIGTERM asks the loop to stop after the round under way. An exception
     # raised from the handler would surface wherever the process happens to
     # be, and where the database driver or the pool catches it while
@@ -280,15 +331,15 @@ async def serve(runtime: Runtime) -> None:
     # would wait as long for the lock.
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
-    wake, deliver = WakePipe(context), WakePipe(context)
+    wake, deliver = WakePipe(context), Handover(context)
     progress = Progress(context)
 
     def start(role: type[Worker]) -> multiprocessing.process.BaseProcess:
         process = context.Process(
             target=_child_process,
             args=(
-                role, runtime.settings, wake if role is Worker else deliver, deliver, os.getpid(),
-                progress if role is Worker else None,
+                role, runtime.settings, wake if role is Worker else deliver, deliver if role is Worker else None,
+                os.getpid(), progress if role is Worker else None,
             ),
             name=f"pbmserv-{role.__name__.lower()}",
         )

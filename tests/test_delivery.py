@@ -99,3 +99,30 @@ def test_mail_whose_sending_was_cut_off_is_sent_again_once_its_claim_runs_out(ru
         assert runtime.delivery.deliver_due() == 1
     [row] = outbox(runtime)
     assert row.status == "sent" and len(sink.accepted) == 1
+
+
+def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtime) -> None:
+    """In `serve` the worker writes its replies claimed and hands their
+    inbound ids to the deliverer: the deliverer sends them at once, and a
+    deliverer looking for due mail meanwhile leaves them alone."""
+    handed: list[int] = []
+    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h1@x>\r\n\r\n\r\n")
+    assert runtime.processor.process_batch(hand_over=handed.extend) == (1, False)
+    [row] = outbox(runtime)
+    assert handed == [row.inbound_id]
+    assert runtime.delivery.deliver_due() == 0
+    assert runtime.delivery.deliver_handed_over(handed) == 1
+    assert runtime.delivery.deliver_handed_over(handed) == 0, "sent once"
+    [row] = outbox(runtime)
+    assert row.status == "sent" and row.attempts == 1
+    assert [to for to, _ in runtime.backend.sent] == ["alice@example.org"]  # type: ignore[union-attr]
+
+
+def test_replies_whose_hand_over_was_lost_are_sent_when_their_claim_runs_out(runtime: Runtime) -> None:
+    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h2@x>\r\n\r\n\r\n")
+    runtime.processor.process_batch(hand_over=lambda inbound_ids: None)  # the deliverer died, say
+    assert runtime.delivery.deliver_due() == 0
+    runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+    assert runtime.delivery.deliver_due() == 1
+    [row] = outbox(runtime)
+    assert row.status == "sent"

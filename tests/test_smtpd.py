@@ -218,3 +218,22 @@ def test_loop_protection(listener, runtime: Runtime, rule: str) -> None:  # type
     assert dropped.status == "dropped" and reason in dropped.error
     assert answered.status == "done"
     assert replies
+
+
+def test_the_handover_pipe_carries_ids_and_never_blocks_its_writer() -> None:
+    import multiprocessing
+
+    from pbmserv.smtpd import Handover
+
+    handover = Handover(multiprocessing.get_context("spawn"))
+    assert not handover.wait(0) and handover.take() == []
+    handover.send([3, 4])
+    handover.send(list(range(10, 1010)))  # more than one line
+    assert handover.wait(0)
+    assert handover.take() == [3, 4, *range(10, 1010)]
+    started = time.monotonic()
+    for _ in range(200):  # nobody reads: the pipe fills up, and the rest is dropped at once
+        handover.send(list(range(1000, 1400)))
+    assert time.monotonic() - started < 2
+    taken = handover.take()
+    assert 0 < len(taken) < 200 * 400 and len(taken) % 400 == 0, "whole lines only"

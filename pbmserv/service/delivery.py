@@ -1,4 +1,15 @@
-"""Working the outbox: send what is due, retry with backoff, give up in the end."""
+"""Working the outbox: send what is due, retry with backoff, give up in the end.
+
+A mail is sent by the process that has claimed it: its next try is moved
+`claim_seconds` on, so that no other process takes it up meanwhile. Either
+a deliverer claims the mails that are due (`deliver_due`), or, in `serve`,
+the worker writes its replies claimed already and hands their inbound ids
+to the deliverer after the commit (`deliver_handed_over`), which then
+reads them without taking SQLite's write lock. Mail is sent outside any
+transaction; a process that dies while sending leaves its claims to run
+out, and those mails are sent again then: delivery is at least once, as
+between mail servers.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +18,52 @@ import random
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy import Engine, Row, bindparam, select, update
 
 from pbmserv.mail.backends import Backend, PermanentFailure, TemporaryFailure
-from pbmserv.service.processor import Clock, utc_now
+from pbmserv.service.processor import CLAIM_SECONDS, Clock, utc_now
+from pbmserv.store.database import reading
 from pbmserv.store.models import OutboxMail
 
 log = logging.getLogger(__name__)
 
+OUTBOX = OutboxMail.__table__
+_DUE = (
+    select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
+    .where(OUTBOX.c.status == "pending", OUTBOX.c.next_try_at <= bindparam("now"))
+    .order_by(OUTBOX.c.id)
+    .limit(bindparam("most"))
+    .with_for_update(skip_locked=True)
+)
+_CLAIM = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(next_try_at=bindparam("until"))
+_HANDED_OVER = (
+    select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
+    .where(
+        OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
+        OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0,
+    )
+    .order_by(OUTBOX.c.id)
+)
+_OUTCOME = (
+    update(OUTBOX)
+    .where(OUTBOX.c.id == bindparam("row_id"))
+    .values(
+        status=bindparam("status"), attempts=bindparam("attempts"), last_error=bindparam("last_error"),
+        next_try_at=bindparam("next_try_at"),
+    )
+)
+
 
 @dataclass
 class Delivery:
-    sessions: sessionmaker
+    engine: Engine
     backend: Backend
     sender: str
     clock: Clock = utc_now
     max_attempts: int = 8
     first_retry_seconds: float = 60.0
     batch: int = 50
-    claim_seconds: float = 600.0
+    claim_seconds: float = CLAIM_SECONDS
 
     def retry_delay(self, attempts: int) -> timedelta:
         """Exponential backoff with jitter, so many failed mails do not retry in step."""
@@ -37,35 +74,34 @@ class Delivery:
         """Send every mail that is due; returns how many were sent."""
         sent = 0
         while claimed := self._claim():
-            outcomes = [(row_id, self._send(recipient, raw)) for row_id, recipient, raw in claimed]
-            self._record(outcomes)
-            sent += sum(1 for _, failure in outcomes if failure is None)
+            sent += self._send_all(claimed)
         return sent
 
-    def _claim(self) -> list[tuple[int, str, bytes]]:
-        """The due mails, each claimed for `claim_seconds` by moving its next
-        try that far on, in a short transaction of its own: mail is sent
-        outside any transaction, so neither a slow relay nor a big batch
-        holds up the database (SQLite has one write lock for SMTP intake and
-        the processor too). A process that dies while sending leaves its
-        claims to run out, and those mails are sent again then: delivery is
-        at least once, as between mail servers."""
+    def deliver_handed_over(self, inbound_ids: list[int]) -> int:
+        """Send the replies to these inbound mails that the worker wrote
+        claimed for this process; returns how many were sent."""
+        with reading(self.engine) as connection:
+            rows = connection.execute(_HANDED_OVER, {"inbound_ids": inbound_ids}).all()
+        return self._send_all(rows)
+
+    def _claim(self) -> list[Row]:
+        """The due mails, each claimed in a short transaction of its own, so
+        that neither a slow relay nor a big batch holds up the database."""
         now = self.clock()
-        with self.sessions.begin() as session:
-            rows = session.execute(
-                select(OutboxMail.id, OutboxMail.recipient, OutboxMail.raw)
-                .where(OutboxMail.status == "pending", OutboxMail.next_try_at <= now)
-                .order_by(OutboxMail.id)
-                .limit(self.batch)
-                .with_for_update(skip_locked=True)
-            ).all()
+        with self.engine.begin() as connection:
+            rows = connection.execute(_DUE, {"now": now, "most": self.batch}).all()
             if rows:
-                session.execute(
-                    update(OutboxMail)
-                    .where(OutboxMail.id.in_([row.id for row in rows]))
-                    .values(next_try_at=now + timedelta(seconds=self.claim_seconds))
-                )
-        return [(row.id, row.recipient, row.raw) for row in rows]
+                until = now + timedelta(seconds=self.claim_seconds)
+                connection.execute(_CLAIM, {"ids": [row.id for row in rows], "until": until})
+        return rows
+
+    def _send_all(self, rows: list[Row]) -> int:
+        """Send the claimed mails, then write down how each went; returns how many were sent."""
+        outcomes = [self._outcome(row, self._send(row.recipient, row.raw)) for row in rows]
+        if outcomes:
+            with self.engine.begin() as connection:
+                connection.execute(_OUTCOME, outcomes)
+        return sum(1 for outcome in outcomes if outcome["status"] == "sent")
 
     def _send(self, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
@@ -78,27 +114,21 @@ class Delivery:
             return TemporaryFailure(f"{type(error).__name__}: {error}")
         return None
 
-    def _record(self, outcomes: list[tuple[int, Exception | None]]) -> None:
-        with self.sessions.begin() as session:
-            delivered = [row_id for row_id, failure in outcomes if failure is None]
-            if delivered:
-                session.execute(
-                    update(OutboxMail)
-                    .where(OutboxMail.id.in_(delivered))
-                    .values(status="sent", last_error="", attempts=OutboxMail.attempts + 1)
-                )
-            failed = {row_id: failure for row_id, failure in outcomes if failure is not None}
-            for row in session.scalars(select(OutboxMail).where(OutboxMail.id.in_(list(failed)))) if failed else ():
-                self._failed(row, failed[row.id])
-
-    def _failed(self, row: OutboxMail, failure: Exception) -> None:
-        row.attempts += 1
-        row.last_error = str(failure)
+    def _outcome(self, row: Row, failure: Exception | None) -> dict[str, object]:
+        attempts = row.attempts + 1
+        outcome: dict[str, object] = {
+            "row_id": row.id, "attempts": attempts, "status": "sent", "last_error": "", "next_try_at": self.clock(),
+        }
+        if failure is None:
+            return outcome
+        outcome["last_error"] = str(failure)
         if isinstance(failure, PermanentFailure):
-            row.status = "dead"
+            outcome["status"] = "dead"
             log.warning("outbox %s to %s refused for good: %s", row.id, row.recipient, failure)
-        elif row.attempts >= self.max_attempts:
-            row.status = "dead"
-            log.warning("outbox %s to %s given up after %s attempts", row.id, row.recipient, row.attempts)
+        elif attempts >= self.max_attempts:
+            outcome["status"] = "dead"
+            log.warning("outbox %s to %s given up after %s attempts", row.id, row.recipient, attempts)
         else:
-            row.next_try_at = self.clock() + self.retry_delay(row.attempts)
+            outcome["status"] = "pending"
+            outcome["next_try_at"] = self.clock() + self.retry_delay(attempts)
+        return outcome

@@ -70,6 +70,8 @@ Clock = Callable[[], datetime]
 TIMER_BOARDS_PER_TRANSACTION = 50
 #: spooled mails a batch moves into the database at most
 ADMITTED_PER_BATCH = 200
+#: how long a process that takes mail to send has it to itself (see `delivery`)
+CLAIM_SECONDS = 600.0
 
 
 def utc_now() -> datetime:
@@ -92,10 +94,13 @@ class BatchOutput:
     with the time of writing as the mails' `processed_at`. The hourly reply
     caps count the outbox, so `write` comes first there."""
 
-    def __init__(self, connection: Connection, clock: Clock):
+    def __init__(self, connection: Connection, clock: Clock, *, claimed: bool = False):
         self.connection = connection
         self.clock = clock
+        #: the replies are written claimed, for the process they are handed over to
+        self.claimed = claimed
         self.replies: list[dict[str, object]] = []
+        self.answered: set[int] = set()  # the inbound mails with replies written
         self.outcomes: list[dict[str, object]] = []
         self.masked_outcomes: list[dict[str, object]] = []
 
@@ -107,6 +112,10 @@ class BatchOutput:
         now = self.clock()
         for outcome in (*self.outcomes, *self.masked_outcomes):
             outcome["processed_at"] = now
+        if self.claimed:
+            for reply in self.replies:
+                reply["next_try_at"] = now + timedelta(seconds=CLAIM_SECONDS)
+        self.answered.update(reply["inbound_id"] for reply in self.replies if reply["inbound_id"] is not None)  # type: ignore[misc]
         for statement, rows in ((_QUEUE, self.replies), (_MARK, self.outcomes), (_MARK_MASKED, self.masked_outcomes)):
             if rows:
                 self.connection.execute(statement, rows)
@@ -192,6 +201,7 @@ class Processor:
 
     def process_batch(
         self, most: int = 50, seconds: float = 0.025, on_mail: Callable[[str], None] | None = None,
+        hand_over: Callable[[list[int]], None] | None = None,
     ) -> tuple[int, bool]:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
@@ -204,12 +214,14 @@ class Processor:
         mail (a move) may depend on an earlier one (the challenge). A process
         that finds the oldest mails locked waits for them, then finds them
         done and takes the next. `on_mail(dedup key)` is told of each mail
-        as its processing begins."""
+        as its processing begins. With `hand_over`, the replies are written
+        claimed (`delivery`), and after the commit `hand_over` gets the ids
+        of the inbound mails they answer, to send them at once."""
         deadline = time.monotonic() + seconds
         with self.engine.begin() as connection:
             admitted = self._admit(connection)
             rows = connection.execute(_PENDING, {"most": most}).all()
-            output = BatchOutput(connection, self.clock)
+            output = BatchOutput(connection, self.clock, claimed=hand_over is not None)
             done = 0
             for row in rows:
                 if on_mail is not None:
@@ -220,6 +232,8 @@ class Processor:
                     break
             output.write()
         self._forget(admitted)
+        if hand_over is not None and output.answered:
+            hand_over(sorted(output.answered))
         more = done < len(rows) or len(rows) == most or len(admitted) == ADMITTED_PER_BATCH
         return done, more
 

@@ -170,8 +170,24 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection):  # type: ignore[no-untyped-def]
-        # take the write lock up front: one writer at a time, no upgrade deadlocks
-        connection.connection.dbapi_connection.begin_writing()
+        dbapi_connection = connection.connection.dbapi_connection
+        if connection.get_execution_options().get(READ_ONLY):
+            dbapi_connection.execute("BEGIN")  # in WAL mode readers never wait for the writer
+        else:  # take the write lock up front: one writer at a time, no upgrade deadlocks
+            dbapi_connection.begin_writing()
+
+
+#: execution option of a transaction that only reads (see `reading`)
+READ_ONLY = "pbmserv_read_only"
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A transaction that only reads; on SQLite it takes no write lock."""
+    with engine.connect() as connection:
+        connection.execution_options(**{READ_ONLY: True})
+        with connection.begin():
+            yield connection
 
 
 #: SQLSTATE of a transaction the database rolled back to break a deadlock
