@@ -46,7 +46,7 @@ def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> 
     return board
 
 
-def replay(game: Game, board: BoardRecord, moves: list[records.MoveRow]) -> Any:
+def replay(game: Game, board: BoardRecord, moves: list[records.MoveRecord]) -> Any:
     """The state after `moves` (the board's first moves), rebuilt from the start."""
     state = game.new(board.options, board.seats)
     for move in moves:
@@ -55,7 +55,7 @@ def replay(game: Game, board: BoardRecord, moves: list[records.MoveRow]) -> Any:
     return state
 
 
-def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRow]]:
+def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRecord]]:
     """The state after move `at` (as it stands when None) and the moves that led there."""
     moves = records.board_moves(ctx.connection, board.id, at)
     if at is None or at == board.move_count:

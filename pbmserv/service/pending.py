@@ -71,7 +71,7 @@ def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} preview", _preview_text(game, board, state, seat, command))]
 
 
-def _check_no_secrets(game: Game, board: BoardRecord, moves: list[records.MoveRow], seat: int) -> None:
+def _check_no_secrets(game: Game, board: BoardRecord, moves: list[records.MoveRecord], seat: int) -> None:
     """A preview plays on the whole state: with others' secret moves in it, its
     legality and result could give them away, so it is refused."""
     if board.result is None and any(move.secret and move.seat != seat for move in moves):

@@ -6,7 +6,7 @@ import textwrap
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.store.records import BoardRecord, MoveRow
+from pbmserv.store.records import BoardRecord, MoveRecord
 
 LINE_WIDTH = 72
 SECRET = "(secret)"
@@ -80,12 +80,12 @@ def subject(game: Game, board: BoardRecord, state: Any, prefix: str = "") -> str
     return f"{prefix}{game.title} Board {board.board} {tail}".strip()
 
 
-def move_text_for(move: MoveRow, viewer: int | None, game_over: bool) -> str:
+def move_text_for(move: MoveRecord, viewer: int | None, game_over: bool) -> str:
     text = SECRET if move.secret and not game_over and move.seat != viewer else move.text
     return f"{text} {AUTO}" if move.auto else text
 
 
-def move_list(board: BoardRecord, moves: list[MoveRow], viewer: int | None, recent: int | None) -> str:
+def move_list(board: BoardRecord, moves: list[MoveRecord], viewer: int | None, recent: int | None) -> str:
     """Moves in columns, oldest first; only the last `recent` unless None."""
     if not moves:
         return "No moves yet."
@@ -117,7 +117,7 @@ def whose_proposal(proposal: dict[str, Any], board: BoardRecord) -> str:
 def board_mail(
     game: Game,
     board: BoardRecord,
-    moves: list[MoveRow],
+    moves: list[MoveRecord],
     state: Any,
     viewer: int | None,
     *,

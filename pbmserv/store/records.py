@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
@@ -47,8 +47,16 @@ class BoardRecord:
     proposal: dict[str, Any] | None
 
 
-#: a row of `moves` as read here: number, seat, text, secret, auto, created_at, comment
-MoveRow = Row[Any]
+class MoveRecord(NamedTuple):
+    """One row of `moves` (a tuple: its fields read many times faster than a Row's)."""
+
+    number: int
+    seat: int
+    text: str
+    secret: bool
+    auto: bool
+    created_at: datetime
+    comment: str
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ _SAVE_BOARD = (
     .where(BOARDS.c.id == bindparam("board_id"), BOARDS.c.version == bindparam("old_version"))
     .values(version=bindparam("new_version"), **{name: bindparam(name) for name in CHANGEABLE})
 )
-_MOVE_COLUMNS = (MOVES.c.number, MOVES.c.seat, MOVES.c.text, MOVES.c.secret, MOVES.c.auto, MOVES.c.created_at, MOVES.c.comment)
+_MOVE_COLUMNS = [MOVES.c[name] for name in MoveRecord._fields]
 _MOVES = select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number)
 _RECENT_MOVES = (
     select(*_MOVE_COLUMNS)
@@ -125,15 +133,16 @@ def save_board(connection: Connection, board: BoardRecord) -> None:
 
 
 # -- moves -----------------------------------------------------------------------
-def board_moves(connection: Connection, board_id: int, upto: int | None = None) -> list[MoveRow]:
+def board_moves(connection: Connection, board_id: int, upto: int | None = None) -> list[MoveRecord]:
     """The board's moves in order (the first `upto` of them, if given)."""
-    moves = list(connection.execute(_MOVES, {"board_id": board_id}))
+    moves = [MoveRecord(*row) for row in connection.execute(_MOVES, {"board_id": board_id})]
     return moves if upto is None else moves[:upto]
 
 
-def recent_moves(connection: Connection, board_id: int, count: int) -> list[MoveRow]:
+def recent_moves(connection: Connection, board_id: int, count: int) -> list[MoveRecord]:
     """The board's last `count` moves, in order."""
-    return list(reversed(connection.execute(_RECENT_MOVES, {"board_id": board_id, "count": count}).all()))
+    rows = connection.execute(_RECENT_MOVES, {"board_id": board_id, "count": count}).all()
+    return [MoveRecord(*row) for row in reversed(rows)]
 
 
 def record_move(connection: Connection, **values: Any) -> None:
