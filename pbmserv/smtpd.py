@@ -326,9 +326,9 @@ async def serve(runtime: Runtime) -> None:
     in a third (each a core of its own: Python threads would share one).
     Runs until SIGTERM or SIGINT."""
     host, _, port = runtime.settings.listen.rpartition(":")
-    # A thread storing a mail holds the database's write lock; were it to wait
-    # the default 5 ms for the GIL while the event loop runs, the worker
-    # would wait as long for the lock.
+    # The senders of the mails a thread is storing wait for its commit, with
+    # a write lock held (the spool's); were it to wait the default 5 ms for
+    # the GIL while the event loop runs, their 250s would come as much later.
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
     wake, deliver = WakePipe(context), Handover(context)

@@ -61,8 +61,10 @@ class ScriptedSink:
     def __init__(self, replies: list[str]):
         self.replies = list(replies)
         self.accepted: list[bytes] = []
+        self.sessions: set[object] = set()  # the client's (host, port) of each session that sent DATA
 
     async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+        self.sessions.add(session.peer)
         reply = self.replies.pop(0) if self.replies else "250 OK"
         if reply.startswith("250"):
             self.accepted.append(envelope.original_content)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+import time
+
 import pytest
 from sqlalchemy import select
 
@@ -85,6 +88,9 @@ class CrashingBackend:
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         raise Crash
 
+    def close(self) -> None:
+        pass
+
 
 def test_mail_whose_sending_was_cut_off_is_sent_again_once_its_claim_runs_out(runtime: Runtime) -> None:
     sink = ScriptedSink([])
@@ -126,3 +132,40 @@ def test_replies_whose_hand_over_was_lost_are_sent_when_their_claim_runs_out(run
     assert runtime.delivery.deliver_due() == 1
     [row] = outbox(runtime)
     assert row.status == "sent"
+
+
+def test_a_batch_goes_to_the_relay_in_one_session(runtime: Runtime) -> None:
+    sink = ScriptedSink([])
+    with smtp_server(lambda: sink) as port:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        for number in range(5):
+            runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <b{number}@x>\r\n\r\n\r\n".encode())
+        runtime.processor.process_pending()
+        assert runtime.delivery.deliver_due() == 5
+    assert len(sink.accepted) == 5 and len(sink.sessions) == 1
+
+
+def test_a_session_the_relay_closed_is_opened_again(runtime: Runtime) -> None:
+    """The relay drops an idle session (here after 1 s): the next mail goes in a new one."""
+    sink = ScriptedSink([])
+    with smtp_server(lambda: sink, timeout=1) as port:
+        backend = SmtpBackend("127.0.0.1", port)
+        backend.send("pbmserv@localhost", "alice@example.org", b"Subject: one\r\n\r\nfirst\r\n")
+        time.sleep(1.5)
+        backend.send("pbmserv@localhost", "alice@example.org", b"Subject: two\r\n\r\nsecond\r\n")
+        backend.close()
+    assert len(sink.accepted) == 2 and len(sink.sessions) == 2
+
+
+def test_with_the_relay_not_answering_a_batch_waits_for_it_once(runtime: Runtime) -> None:
+    """A relay that takes the connection but never greets: the first mail
+    waits out the timeout (1 s), the rest of the batch fails at once."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", silent.getsockname()[1], timeout=1)
+        for number in range(4):
+            runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <u{number}@x>\r\n\r\n\r\n".encode())
+        runtime.processor.process_pending()
+        started = time.monotonic()
+        assert runtime.delivery.deliver_due() == 0
+        assert time.monotonic() - started < 2, "one timeout, not one for each mail"
+    assert {(row.status, row.attempts) for row in outbox(runtime)} == {("pending", 1)}

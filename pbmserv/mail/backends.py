@@ -23,6 +23,9 @@ class PermanentFailure(Exception):
 class Backend(Protocol):
     def send(self, sender: str, recipient: str, raw: bytes) -> None: ...
 
+    def close(self) -> None:
+        """End what `send` keeps open between mails (a relay session); called after each batch."""
+
 
 @dataclass
 class MaildirBackend:
@@ -40,6 +43,9 @@ class MaildirBackend:
             self._maildir = None  # made again on the retry (say the folder was removed)
             raise TemporaryFailure(f"maildir {self.path}: {error}") from error
 
+    def close(self) -> None:
+        pass
+
 
 @dataclass
 class ConsoleBackend:
@@ -50,6 +56,9 @@ class ConsoleBackend:
         out.write("----- end -----\n")
         out.flush()
 
+    def close(self) -> None:
+        pass
+
 
 @dataclass
 class MemoryBackend:
@@ -58,24 +67,60 @@ class MemoryBackend:
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
         self.sent.append((recipient, raw))
 
+    def close(self) -> None:
+        pass
+
 
 @dataclass
 class SmtpBackend:
+    """Mail to a relay, one session for a batch of mails (a connection for
+    each would cost more than the mail). A session the relay has closed
+    meanwhile is opened again once; when the relay cannot be reached, the
+    rest of the batch fails at once instead of waiting out its timeout
+    again for every mail."""
+
     host: str
     port: int
     timeout: float = 30.0
+    _client: smtplib.SMTP | None = field(default=None, init=False, repr=False)
+    _unreachable: TemporaryFailure | None = field(default=None, init=False, repr=False)
 
     def send(self, sender: str, recipient: str, raw: bytes) -> None:
+        kept = self._client is not None
         try:
-            with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as client:
-                client.sendmail(sender, [recipient], raw)
+            self._session().sendmail(sender, [recipient], raw)
+        except smtplib.SMTPServerDisconnected as error:
+            self.close()
+            if not kept:
+                raise TemporaryFailure(str(error)) from error
+            self.send(sender, recipient, raw)  # the kept session had ended: once more, in a new one
         except smtplib.SMTPRecipientsRefused as error:
             code, message = next(iter(error.recipients.values()))
             _raise_for(code, message)
         except smtplib.SMTPResponseException as error:
             _raise_for(error.smtp_code, error.smtp_error)
         except (OSError, smtplib.SMTPException) as error:
+            self.close()
             raise TemporaryFailure(str(error)) from error
+
+    def close(self) -> None:
+        client, self._client, self._unreachable = self._client, None, None
+        if client is not None:
+            try:
+                client.quit()
+            except (OSError, smtplib.SMTPException):
+                client.close()
+
+    def _session(self) -> smtplib.SMTP:
+        if self._unreachable is not None:
+            raise self._unreachable
+        if self._client is None:
+            try:
+                self._client = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+            except (OSError, smtplib.SMTPException) as error:
+                self._unreachable = TemporaryFailure(f"relay {self.host}:{self.port}: {error}")
+                raise self._unreachable from error
+        return self._client
 
 
 def _raise_for(code: int, message: bytes | str) -> None:

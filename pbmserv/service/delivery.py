@@ -97,7 +97,10 @@ class Delivery:
 
     def _send_all(self, rows: list[Row]) -> int:
         """Send the claimed mails, then write down how each went; returns how many were sent."""
-        outcomes = [self._outcome(row, self._send(row.recipient, row.raw)) for row in rows]
+        try:
+            outcomes = [self._outcome(row, self._send(row.recipient, row.raw)) for row in rows]
+        finally:
+            self.backend.close()
         if outcomes:
             with self.engine.begin() as connection:
                 connection.execute(_OUTCOME, outcomes)
