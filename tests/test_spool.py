@@ -101,3 +101,14 @@ def test_intake_answers_at_once_while_the_worker_holds_the_database(sqlite_runti
     worker.stop()
     assert answered < 1.0, answered
     assert b"Subject: pbmserv signup alice" in reply
+
+
+def test_mail_arriving_after_the_spool_was_emptied_is_admitted(sqlite_runtime: Runtime) -> None:
+    """Admitted mail is removed from the spool; the ids of later mail must
+    still come after those, or it would be taken for admitted already."""
+    assert sqlite_runtime.spool is not None
+    sqlite_runtime.spool.REMOVE_SECONDS = 0  # remove after every batch
+    for number in range(3):
+        sqlite_runtime.processor.accept([(make_mail(f"p{number}@example.org", f"signup p{number} secret1"), None)])
+        assert sqlite_runtime.processor.process_pending() == 1
+    assert count(sqlite_runtime, InboundMail.status == "done") == 3

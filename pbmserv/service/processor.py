@@ -238,10 +238,10 @@ class Processor:
         return done, more
 
     def _forget(self, admitted: list[Arrival]) -> None:
-        """Clear the spool of mails whose admission is committed."""
+        """Tell the spool which of its mails are in the database now (committed)."""
         if admitted:
             assert self.spool is not None
-            self.spool.forget(admitted[-1].id)
+            self.spool.admitted(admitted[-1].id)
 
     def _admit(self, connection: Connection) -> list[Arrival]:
         """Move the mails waiting in the spool into the database, in this

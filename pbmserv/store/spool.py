@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pbmserv.store.database import WriterLockedConnection
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrivals (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never used again, even once the table is empty
     received_at TEXT NOT NULL,
     envelope_sender TEXT NOT NULL,
     message_id TEXT NOT NULL,
@@ -52,11 +53,17 @@ class Arrival:
 
 
 class Spool:
+    #: how often admitted mails are removed from the file at most (each removal is a write)
+    REMOVE_SECONDS = 1.0
+
     def __init__(self, path: str | Path, busy_seconds: float = 10.0):
         self.path = Path(path)
         self.busy_seconds = busy_seconds
         self._connection: WriterLockedConnection | None = None
         self._lock = threading.Lock()  # one connection, used by one thread at a time
+        self._admitted_through = 0  # in this process; 0 after a start: all is read again
+        self._removed_through = 0
+        self._next_removal = time.monotonic()
 
     def append(self, arrivals: list[Arrival]) -> None:
         """Commit the mails to the spool, in one transaction."""
@@ -67,26 +74,39 @@ class Spool:
             )
 
     def waiting(self, most: int) -> list[Arrival]:
-        """The oldest `most` mails in the spool, in arrival order."""
+        """The oldest `most` mails in the spool not admitted yet, in arrival order."""
         if self._connection is None and not self.path.exists():
             return []  # no intake has written here yet: leave the file unmade
         with self._lock:
             rows = self._open().execute(
-                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, id FROM arrivals ORDER BY id LIMIT ?",
-                (most,),
+                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, id FROM arrivals"
+                " WHERE id > ? ORDER BY id LIMIT ?",
+                (self._admitted_through, most),
             ).fetchall()
         return [Arrival(datetime.fromisoformat(row[0]), *row[1:]) for row in rows]
 
-    def forget(self, through: int) -> None:
-        """Remove the mails up to id `through` (they are in the database now)."""
-        with self._writing() as connection:
-            connection.execute("DELETE FROM arrivals WHERE id <= ?", (through,))
+    def admitted(self, through: int) -> None:
+        """The mails up to id `through` are in the database now (committed):
+        they are not read again, and removed from the file now and then. A
+        crash in between only means that they are admitted again, where
+        their dedup keys leave them out."""
+        self._admitted_through = max(self._admitted_through, through)
+        if time.monotonic() >= self._next_removal:
+            self._remove_admitted()
 
     def close(self) -> None:
+        if self._admitted_through > self._removed_through:
+            self._remove_admitted()
         with self._lock:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
+
+    def _remove_admitted(self) -> None:
+        with self._writing() as connection:
+            connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._admitted_through,))
+        self._removed_through = self._admitted_through
+        self._next_removal = time.monotonic() + self.REMOVE_SECONDS
 
     def _open(self) -> WriterLockedConnection:
         if self._connection is None:
