@@ -10,8 +10,9 @@ too.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from pbmserv.gamekit.api import IllegalMove
 
@@ -33,6 +34,12 @@ ORTHOGONAL_STEPS: tuple[Cell, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
 KING_STEPS: tuple[Cell, ...] = tuple(COMPASS.values())
 
 _COORDINATE = re.compile(r"([a-z])(\d{1,2})")
+
+
+@cache
+def _file_letters(files: str, margin: int, cell_width: int) -> str:
+    """The line of file letters above and below a rendered board."""
+    return " " * (margin + 1) + "".join(letter.ljust(cell_width) for letter in files).rstrip()
 
 
 @dataclass(frozen=True)
@@ -165,17 +172,27 @@ class SquareGrid:
         When a cell of the last column fills its width (a stone and a
         marker), every rank number on the right moves one place out, so
         that none touches the board and they stay in line."""
-        margin = len(str(self.height))
-        letters = " " * (margin + 1) + "".join(
-            letter.ljust(cell_width) for letter in self._files
-        ).rstrip()
         rows = [
-            (rank, [(hole if cell is None else glyph(cell)).ljust(cell_width) for cell in row])
-            for rank, row in self._printed
+            [(hole if cell is None else glyph(cell)).ljust(cell_width) for cell in row]
+            for _, row in self._printed
         ]
-        gap = " " if any(texts and not texts[-1].endswith(" ") for _, texts in rows) else ""
+        return self.render_rows(rows, right=right, cell_width=cell_width)
+
+    def render_rows(
+        self,
+        rows: Sequence[Sequence[str]],
+        *,
+        right: Callable[[int], str] | None = None,
+        cell_width: int = 2,
+    ) -> list[str]:
+        """`render` for cell texts made in bulk: `rows` holds each printed
+        line's texts, top line first (as `display_rows`), holes included,
+        every text exactly `cell_width` characters wide."""
+        margin = len(str(self.height))
+        letters = _file_letters(self._files, margin, cell_width)
+        gap = " " if any(texts and not texts[-1].endswith(" ") for texts in rows) else ""
         lines = [letters]
-        for rank, texts in rows:
+        for (rank, _), texts in zip(self._printed, rows):
             number = str(rank + 1)
             line = f"{number.rjust(margin)} {''.join(texts)}{gap}{number}"
             if right is not None:

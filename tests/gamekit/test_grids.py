@@ -72,6 +72,22 @@ def test_square_render_has_coordinates_on_every_edge() -> None:
     assert lines == ["  a b c", "2 . . . 2  r1", "1 x . . 1  r0", "  a b c"]
 
 
+@pytest.mark.parametrize(
+    "grid",
+    [
+        SquareGrid(3, 2),
+        SquareGrid(12, 10, ranks_from_top=True),
+        SquareGrid.from_mask([".##.", "####", ".##."]),
+    ],
+)
+def test_square_render_rows_is_render_with_the_texts_made_in_bulk(grid: SquareGrid) -> None:
+    def glyph(cell: tuple[int, int]) -> str:
+        return "x<" if cell == max(grid.cells) else "o"  # a full cell in the last column
+
+    rows = [[("#" if cell not in grid else glyph(cell)).ljust(2) for cell in row] for row in grid.display_rows()]
+    assert grid.render_rows(rows, right=str) == grid.render(glyph, hole="#", right=str)
+
+
 # -- hexhex grids ----------------------------------------------------------------
 @pytest.mark.parametrize("size", [2, 3, 5, 8])
 def test_hexhex_counts(size: int) -> None:
