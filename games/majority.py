@@ -25,12 +25,14 @@ STONE = ("W", "B")
 COLOUR = ("dark", "light")
 EMPTY = "."
 EMPTY_GLYPH = (":", ".")  # an empty dark / light square on the board
+LAST_MARK = "<"
 DEFAULT_STONES = 40
 #: a square of each side's colour on every board size, for examples in messages
 #: (see Majority._example: another square when this one cannot be played)
 EXAMPLE = ("e5", "d5")
 SIZES = tuple(range(6, 15, 2))
 WIDTH = 72
+CELL_WIDTH = 2  # a square's text on the board: a stone, then room for LAST_MARK
 
 _SPACED_SQUARE = re.compile(r"\b([a-z])\s+(\d)")
 _SEPARATORS = re.compile(r"[\s,]+")
@@ -49,6 +51,15 @@ class Geometry:
     lines_through: tuple[tuple[int, int], ...]  # by cell index: its row, its column
     #: each side's squares in reading order
     side_cells: tuple[tuple[int, ...], ...]
+    #: each line (as in line_names) as a slice of the board string
+    line_slices: tuple[slice, ...]
+    #: each printed row of the board, top first, as a slice of a list by cell index
+    printed_rows: tuple[slice, ...]
+    #: by cell index: the board text of the empty square
+    empty_texts: tuple[str, ...]
+    #: by rank: spaces after its number (not padded on the right) that line up the trick marks
+    mark_pads: tuple[str, ...]
+    examples: tuple[int, int]  # EXAMPLE as cell indices
 
     def index(self, cell: tuple[int, int]) -> int:
         return cell[1] * self.size + cell[0]
@@ -73,7 +84,36 @@ def geometry(size: int) -> Geometry:
     side_cells = tuple(
         tuple(index[cell] for cell in grid.cells if sides[index[cell]] == seat) for seat in (WHITE, BLACK)
     )
-    return Geometry(size, grid, labels, sides, names, line_squares, through, side_cells)
+    line_slices = tuple(slice(rank * size, (rank + 1) * size) for rank in range(size)) + tuple(
+        slice(file, None, size) for file in range(size)
+    )
+    printed_rows = tuple(slice(index[row[0]], index[row[-1]] + 1) for row in grid.display_rows())
+    empty_texts = tuple(cell_text(EMPTY_GLYPH[side]) for side in sides)
+    mark_pads = tuple(" " * (len(str(size)) - len(str(rank + 1))) for rank in range(size))
+    examples = (index[grid.parse(EXAMPLE[WHITE])], index[grid.parse(EXAMPLE[BLACK])])
+    return Geometry(
+        size=size,
+        grid=grid,
+        labels=labels,
+        sides=sides,
+        line_names=names,
+        line_squares=line_squares,
+        lines_through=through,
+        side_cells=side_cells,
+        line_slices=line_slices,
+        printed_rows=printed_rows,
+        empty_texts=empty_texts,
+        mark_pads=mark_pads,
+        examples=examples,
+    )
+
+
+def cell_text(glyph: str) -> str:
+    """A square's text on the board, as wide as a cell."""
+    return glyph.ljust(CELL_WIDTH)
+
+
+PLACED_TEXT = {stone: cell_text(stone) for stone in STONE}
 
 
 # -- state -------------------------------------------------------------------------
@@ -85,7 +125,9 @@ class MajorityState:
     hidden_variant: bool
     board: str  # one character per cell index: ".", "W" or "B" (placed stones only)
     placed: int  # stones placed so far by both sides
-    hidden: tuple[int | None, int | None]  # each side's hidden square
+    #: each side's hidden square; no stone is ever placed on it (its owner may
+    #: not, the opponent plays the other colour)
+    hidden: tuple[int | None, int | None]
     #: `placed` at the moment each side revealed (2 * stones: the final reveal)
     revealed_at: tuple[int | None, int | None]
     #: per side, per line: the index of the placement that completed it
@@ -152,21 +194,23 @@ def knowledge(state: MajorityState, viewer: int | None) -> Knowledge:
         square if square is not None and (state.revealed_at[seat] is not None or seat == viewer) else None
         for seat, square in enumerate(state.hidden)
     )
-    line_count = 2 * state.size
-    counts = [[0] * line_count, [0] * line_count]
-    for seat in (WHITE, BLACK):
-        stone = STONE[seat]
-        for line, squares in enumerate(geo.line_squares[seat]):
-            counts[seat][line] = sum(1 for i in squares if state.board[i] == stone or i == known[seat])
-    hidden_lines = [
-        set(geo.lines_through[square]) if square is not None else set() for square in state.hidden
-    ]
+    # a side's stones stand on its own colour only, so a whole line's count is theirs
+    line_texts = [state.board[line] for line in geo.line_slices]
+    counts = [[text.count(stone) for text in line_texts] for stone in STONE]
+    for seat, square in enumerate(known):
+        if square is not None:
+            for line in geo.lines_through[square]:
+                counts[seat][line] += 1
+    hidden_lines = [geo.lines_through[square] if square is not None else () for square in state.hidden]
     tricks = []
-    for line in range(line_count):
+    for line, completions in enumerate(zip(*state.completed_at)):
+        if completions == (None, None):
+            tricks.append(OPEN)  # most lines: nothing to judge
+            continue
         claims: list[int | None] = [None, None]
         public_at: list[int | None] = [None, None]
         for seat in (WHITE, BLACK):
-            placement = state.completed_at[seat][line]
+            placement = completions[seat]
             if placement is None:
                 continue
             done = 2 * placement + 1
@@ -178,15 +222,6 @@ def knowledge(state: MajorityState, viewer: int | None) -> Knowledge:
                 public_at[seat] = None if revealed is None else max(done, 2 * revealed)
         tricks.append(judge_trick((claims[0], claims[1]), (public_at[0], public_at[1]), state.placed))
     return Knowledge(tuple(tricks), (tuple(counts[0]), tuple(counts[1])), known)
-
-
-def points_won(seen: Knowledge) -> tuple[float, float]:
-    """Points of the tricks held now: 1 + the opposing stones on each; White adds 1/2."""
-    points = [0.5, 0.0]
-    for line, trick in enumerate(seen.tricks):
-        if trick.holder is not None:
-            points[trick.holder] += 1 + seen.counts[1 - trick.holder][line]
-    return points[0], points[1]
 
 
 def final_holders(seen: Knowledge) -> tuple[int | None, ...]:
@@ -204,12 +239,14 @@ def final_holders(seen: Knowledge) -> tuple[int | None, ...]:
     return tuple(holders)
 
 
-def points_at_end(seen: Knowledge) -> tuple[float, float]:
-    points = [0.5, 0.0]
-    for line, holder in enumerate(final_holders(seen)):
+def points(seen: Knowledge, holders: Sequence[int | None]) -> tuple[float, float]:
+    """Points of the tricks as `holders` gives them (a side or None per line):
+    1 + the opposing stones on each; White adds 1/2."""
+    totals = [0.5, 0.0]
+    for line, holder in enumerate(holders):
         if holder is not None:
-            points[holder] += 1 + seen.counts[1 - holder][line]
-    return points[0], points[1]
+            totals[holder] += 1 + seen.counts[1 - holder][line]
+    return totals[0], totals[1]
 
 
 def number(value: float) -> str:
@@ -309,9 +346,13 @@ class Majority(Game):
         and "reveal,e5" would then be a reveal alone), so it is shown only to
         that seat, or once the hidden stone is revealed."""
         geo = geometry(state.size)
-        free = [i for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != state.hidden[seat]]
-        preferred = geo.index(geo.grid.parse(EXAMPLE[seat]))
-        return geo.labels[preferred if preferred in free or not free else free[0]]
+        preferred = geo.examples[seat]
+        free = (
+            square
+            for square in (preferred, *geo.side_cells[seat])
+            if state.board[square] == EMPTY and square != state.hidden[seat]
+        )
+        return geo.labels[next(free, preferred)]
 
     def _check_colour(self, state: MajorityState, seat: int, square: int, verb: str) -> None:
         geo = geometry(state.size)
@@ -460,16 +501,16 @@ class Majority(Game):
         if not self._over(state):
             return None
         seen = knowledge(state, None)
-        points = points_at_end(seen)
         tricks = final_holders(seen)
+        scores = points(seen, tricks)
         won = [sum(1 for holder in tricks if holder == seat) for seat in (WHITE, BLACK)]
-        winner = WHITE if points[WHITE] > points[BLACK] else BLACK
+        winner = WHITE if scores[WHITE] > scores[BLACK] else BLACK
         return Outcome(
             winners=(winner,),
-            scores=points,
+            scores=scores,
             reason=(
-                f"{SIDES[winner]} won {number(points[winner])} points to "
-                f"{number(points[1 - winner])}, taking {won[winner]} tricks to {won[1 - winner]}"
+                f"{SIDES[winner]} won {number(scores[winner])} points to "
+                f"{number(scores[1 - winner])}, taking {won[winner]} tricks to {won[1 - winner]}"
             ),
         )
 
@@ -479,23 +520,9 @@ class Majority(Game):
             viewer = None
         geo = geometry(state.size)
         seen = knowledge(state, viewer)
-        last_square = state.last[2] if state.last is not None and state.last[1] != "hide" else None
-
-        shown = [
-            text if text != EMPTY else EMPTY_GLYPH[geo.sides[square]] for square, text in enumerate(state.board)
-        ]
-        stones = {square for square, text in enumerate(state.board) if text != EMPTY}
-        for seat, known in enumerate(seen.known_hidden):
-            if known is not None and known not in stones:
-                shown[known] = STONE[seat] if state.revealed_at[seat] is not None else STONE[seat].lower()
-                stones.add(known)
-        if last_square in stones:
-            shown[last_square] += "<"
-
-        def glyph(cell: tuple[int, int]) -> str:
-            return shown[geo.index(cell)]
-
-        awarded = final_holders(seen) if self._over(state) else None
+        texts = self._board_texts(state, seen)
+        at_end = final_holders(seen)
+        awarded = at_end if self._over(state) else None
 
         def mark(line: int) -> str:
             if awarded is not None:
@@ -505,18 +532,33 @@ class Majority(Game):
                 return "!" if trick.holder is not None else STONE[trick.waiting].lower()
             return STONE[trick.holder] if trick.holder is not None else EMPTY
 
-        def row_mark(rank: int) -> str:
-            # the rank number before it is not padded, so line the marks up here
-            return " " * (len(str(state.size)) - len(str(rank + 1))) + mark(rank)
-
-        lines = geo.grid.render(glyph, right=row_mark)
-        lines.append(geo.grid.under_files(lambda file: mark(state.size + file)))
+        marks = [mark(line) for line in range(2 * state.size)]
+        lines = geo.grid.render_rows(
+            [texts[row] for row in geo.printed_rows], right=lambda rank: geo.mark_pads[rank] + marks[rank]
+        )
+        lines.append(geo.grid.under_files(lambda file: marks[state.size + file]))
         lines.append("")
         for note in self._legend(state, viewer) + self._notes(state, viewer, seen):
             lines.extend(filled(note, WIDTH, "  "))
         lines.append("")
-        lines.extend(self._tallies(state, seen))
+        lines.extend(self._tallies(state, seen, at_end))
         return "\n".join(lines) + "\n"
+
+    def _board_texts(self, state: MajorityState, seen: Knowledge) -> list[str]:
+        """Each square's text on the board by cell index: its stone as the
+        viewer of `seen` knows it, LAST_MARK after the last one."""
+        geo = geometry(state.size)
+        # a placed stone's text, else the empty square's
+        texts = list(map(PLACED_TEXT.get, state.board, geo.empty_texts))
+        for seat, square in enumerate(seen.known_hidden):
+            if square is not None:
+                stone = STONE[seat] if state.revealed_at[seat] is not None else STONE[seat].lower()
+                texts[square] = cell_text(stone)
+        if state.last is not None and state.last[1] != "hide":
+            # a placed stone, or the hidden stone its reveal just showed to all
+            square = state.last[2]
+            texts[square] = texts[square].rstrip() + LAST_MARK
+        return texts
 
     def _who(self, state: MajorityState, seat: int) -> str:
         return f"{state.players[seat]} ({SIDES[seat]})"
@@ -569,9 +611,10 @@ class Majority(Game):
                     )
                 else:
                     notes.append(f"{who}'s hidden stone is not revealed yet.")
+        claimed = [(geo.line_names[line], trick) for line, trick in enumerate(seen.tricks) if trick != OPEN]
         if viewer is not None:
             opponent = state.players[1 - viewer]
-            mine = [(geo.line_names[i], t) for i, t in enumerate(seen.tricks) if t.waiting == viewer]
+            mine = [(name, t) for name, t in claimed if t.waiting == viewer]
             pending = [name for name, t in mine if t.holder is None]
             contested = [name for name, t in mine if t.holder is not None]
             if pending:
@@ -584,7 +627,7 @@ class Majority(Game):
                     f"than your next move to keep {'it' if len(contested) == 1 else 'them'}."
                 )
         for seat in (WHITE, BLACK):
-            late = [geo.line_names[i] for i, t in enumerate(seen.tricks) if t.late == seat]
+            late = [name for name, t in claimed if t.late == seat]
             if late:
                 kept = "it" if len(late) == 1 else "them"
                 notes.append(
@@ -620,8 +663,10 @@ class Majority(Game):
             return f"{revealed}."
         return f"{revealed} and played {geo.labels[square]}."
 
-    def _tallies(self, state: MajorityState, seen: Knowledge) -> list[str]:
-        holders = final_holders(seen) if self._over(state) else [t.holder for t in seen.tricks]
+    def _tallies(self, state: MajorityState, seen: Knowledge, at_end: Sequence[int | None]) -> list[str]:
+        """The table under the board; `at_end` is final_holders(seen)."""
+        held_now = [trick.holder for trick in seen.tricks]
+        holders = at_end if self._over(state) else held_now
         won = [holders.count(seat) for seat in (WHITE, BLACK)]
         left = [state.stones - (state.placed + 1 - seat) // 2 for seat in (WHITE, BLACK)]
         rows = [
@@ -630,15 +675,18 @@ class Majority(Game):
             ("Tricks won", str(won[0]), str(won[1])),
         ]
         if self._over(state):
-            final = points_at_end(seen)
+            final = points(seen, at_end)
             rows.append(("Final points", number(final[0]), number(final[1])))
         else:
-            now, at_end = points_won(seen), points_at_end(seen)
+            now, if_ended = points(seen, held_now), points(seen, at_end)
             rows.append(("Points now", number(now[0]), number(now[1])))
-            rows.append(("If it ended now", number(at_end[0]), number(at_end[1])))
+            rows.append(("If it ended now", number(if_ended[0]), number(if_ended[1])))
         label_width = max(len(row[0]) for row in rows)
         width = max(len(cell) for row in rows for cell in row[1:]) + 2
-        lines = [f"{row[0]:<{label_width}}{row[1]:>{width}}{row[2]:>{width}}".rstrip() for row in rows]
+        lines = [
+            (label.ljust(label_width) + white.rjust(width) + black.rjust(width)).rstrip()
+            for label, white, black in rows
+        ]
         lines.append("A trick scores 1 + the opposing stones on it; White adds 0.5.")
         if not self._over(state):
             lines.append("'If it ended now' gives open lines to the side with more stones there.")
