@@ -112,3 +112,14 @@ def test_mail_arriving_after_the_spool_was_emptied_is_admitted(sqlite_runtime: R
         sqlite_runtime.processor.accept([(make_mail(f"p{number}@example.org", f"signup p{number} secret1"), None)])
         assert sqlite_runtime.processor.process_pending() == 1
     assert count(sqlite_runtime, InboundMail.status == "done") == 3
+
+
+def test_the_spool_syncs_every_commit_to_the_disk(sqlite_runtime: Runtime) -> None:
+    """A 250 waits for the spool's commit; synchronous=FULL makes that
+    commit hold through a power cut, not only through a crash of pbmserv
+    (the database itself syncs less often: see `sync_to_disk`)."""
+    spool = sqlite_runtime.spool
+    assert spool is not None
+    spool.append([])
+    with spool._lock:
+        assert spool._open().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL

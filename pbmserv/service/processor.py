@@ -29,7 +29,7 @@ from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.views import wrap
-from pbmserv.store.database import lost_a_race, savepoint
+from pbmserv.store.database import lost_a_race, savepoint, sync_to_disk
 from pbmserv.store.models import InboundMail, OutboxMail
 from pbmserv.store.spool import Arrival, Spool
 
@@ -147,6 +147,11 @@ class Processor:
         it is then done again, and finds that mail stored. Each refusal
         means one more of the mails is stored, so this ends."""
         identified = [self._arrival(raw, envelope_sender) for raw, envelope_sender in mails]
+        outcomes = self._store_racing(identified)
+        sync_to_disk(self.engine)  # the sender is told next that the mail is safe
+        return outcomes
+
+    def _store_racing(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
         for _ in range(len(identified)):
             try:
                 return self._store_identified(identified)

@@ -9,7 +9,9 @@ intake writes into a SQLite file of its own beside the database
 what has arrived into `inbound_mails` within its batch transaction
 (`Processor.admit`), where a mail's dedup key makes a second copy
 harmless, and then forgets it here. Nothing is lost in between: a mail
-leaves the spool only after its row in the database is committed.
+leaves the spool only after its row in the database is committed, and
+that commit is on the disk (`sync_sqlite_files`; the database syncs its
+commits only now and then, the spool each one, since a 250 waits for it).
 
 The file is a queue private to pbmserv, so it is kept with the standard
 library's `sqlite3` and created as needed; Alembic does not manage it.
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pbmserv.store.database import WriterLockedConnection
+from pbmserv.store.database import WriterLockedConnection, sync_sqlite_files
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrivals (
@@ -56,8 +58,9 @@ class Spool:
     #: how often admitted mails are removed from the file at most (each removal is a write)
     REMOVE_SECONDS = 1.0
 
-    def __init__(self, path: str | Path, busy_seconds: float = 10.0):
+    def __init__(self, path: str | Path, database: str | Path, busy_seconds: float = 10.0):
         self.path = Path(path)
+        self.database = str(database)  # where the mails are admitted
         self.busy_seconds = busy_seconds
         self._connection: WriterLockedConnection | None = None
         self._lock = threading.Lock()  # one connection, used by one thread at a time
@@ -103,6 +106,7 @@ class Spool:
                 self._connection = None
 
     def _remove_admitted(self) -> None:
+        sync_sqlite_files(self.database)
         with self._writing() as connection:
             connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._admitted_through,))
         self._removed_through = self._admitted_through
@@ -115,7 +119,7 @@ class Spool:
                 isolation_level=None, check_same_thread=False,
             )
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute("PRAGMA synchronous=FULL")  # a 250 holds through a power cut too
             connection.execute(_SCHEMA)
             self._connection = connection
         return self._connection
