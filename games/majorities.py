@@ -274,6 +274,9 @@ class Majorities(Game):
         return ",".join(board.labels[i] for i in cells)
 
     # -- showing the board ---------------------------------------------------
+    def viewpoint(self, state: MajoritiesState, viewer: int | None) -> int | None:
+        return None  # nothing is hidden
+
     def render(self, state: MajoritiesState, viewer: int | None) -> str:
         board = board_for(state.size)
         last = set(state.last_move)

@@ -515,6 +515,9 @@ class Majority(Game):
         )
 
     # -- showing -----------------------------------------------------------------------------
+    def viewpoint(self, state: MajorityState, viewer: int | None) -> int | None:
+        return viewer if state.hidden_variant else None  # only hidden stones differ between views
+
     def render(self, state: MajorityState, viewer: int | None) -> str:
         if viewer not in (WHITE, BLACK):
             viewer = None

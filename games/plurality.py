@@ -401,6 +401,9 @@ class Plurality(Game):
         )
 
     # -- showing -----------------------------------------------------------------
+    def viewpoint(self, state: PluralityState, viewer: int | None) -> int | None:
+        return None  # nothing is hidden
+
     def render(self, state: PluralityState, viewer: int | None) -> str:
         return _render(state)  # nothing is hidden: every viewer sees the same board
 

@@ -507,6 +507,9 @@ class Synch(Game):
         )
 
     # -- the board mail -------------------------------------------------------
+    def viewpoint(self, state: SynchState, viewer: int | None) -> int | None:
+        return None  # the board shows only what both have sent
+
     def render(self, state: SynchState, viewer: int | None) -> str:
         grid = _grid(state.size)
         players = state.players

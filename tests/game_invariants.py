@@ -38,7 +38,8 @@ def check_random_game(
     At every step: someone may move; every seat allowed to move has legal
     moves; the chosen legal move is accepted; `play` leaves its input alone;
     encode/decode round-trips to an equivalent state; seats not to move and a
-    few garbage texts are refused. `extra_refused(state, seat)` can add texts
+    few garbage texts are refused; viewers that `viewpoint` says share a
+    view are shown the same board. `extra_refused(state, seat)` can add texts
     that must be refused; `check_views(game, state)` can check renders.
     """
     rng = random.Random(seed)
@@ -47,8 +48,10 @@ def check_random_game(
         outcome = game.outcome(state)
         if check_views is not None:
             check_views(game, state)
-        for viewer in (None, 0, 1):
-            assert game.render(state, viewer).strip()
+        views = {viewer: game.render(state, viewer) for viewer in (None, 0, 1)}
+        for viewer, text in views.items():
+            assert text.strip()
+            assert text == views[game.viewpoint(state, viewer)], "viewers with one viewpoint see different boards"
         if outcome is not None:
             assert game.to_move(state) == frozenset()
             assert all(0 <= seat < len(PLAYERS) for seat in outcome.winners)

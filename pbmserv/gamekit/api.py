@@ -153,6 +153,14 @@ class Game:
     def render(self, state: Any, viewer: int | None) -> str:
         raise NotImplementedError
 
+    def viewpoint(self, state: Any, viewer: int | None) -> int | None:
+        """A viewer whose `render` is the same text as `viewer`'s: None (the
+        public board) where `viewer` sees nothing that everybody else does
+        not. The server renders a board once for all who share a viewpoint.
+        `viewer` itself is always right; a game overrides this only where
+        boards are the same for all."""
+        return viewer
+
     def encode(self, state: Any) -> Any:
         raise NotImplementedError
 

@@ -84,11 +84,18 @@ def mails_to_players(
     addresses = ctx.addresses([*board.seats, *watchers])
     subject = views.subject(game, board, state, subject_prefix)
 
+    secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
+    texts: dict[tuple[int | None, str], str] = {}
+
     def text(viewer: int | None, comment: str = ctx.comment) -> str:
-        return views.board_mail(
-            game, board, moves, state, viewer, recent=ctx.settings.recent_moves, comment=comment,
-            commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
-        )
+        """The mail for `viewer`, made once for all who see the same board."""
+        key = (viewer if secret_moves else game.viewpoint(state, viewer), comment)
+        if key not in texts:
+            texts[key] = views.board_mail(
+                game, board, moves, state, key[0], recent=ctx.settings.recent_moves, comment=comment,
+                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
+            )
+        return texts[key]
 
     replies = []
     reached: set[str] = set()
