@@ -10,7 +10,8 @@ remembered; see pbmserv/service/passwords.py).
 Phase 1 (saturation): SESSIONS concurrent SMTP sessions send real move mails
 as fast as they can; end-to-end moves/s counts moves accepted, applied and
 with their replies in the outbox, and the CPU time each process spent is
-printed per move (until every reply is delivered, a little later). The
+printed per move (until every reply is delivered, a little later), with
+the throughput that CPU would allow if it kept every core busy. The
 same client then drives the bare handler, in a
 process of its own as `serve`'s listener is, for raw intake msg/s; the ratio
 of the two is printed.
@@ -311,10 +312,13 @@ def main() -> None:
         print(f"  raw intake  {raw:8.1f} msg/s (bare aiosmtpd handler, parse and discard)")
         print(f"  ratio       {end_to_end / raw:8.2f}")
         print(f"  delivered   {total / (all_delivered - began):8.1f} moves/s (until every reply was in the maildir)")
-        print(f"  CPU per move, until every reply was delivered: client {1000 * (client_after - client_before) / total:.2f} ms", end="")
-        for name, seconds in cpu_after.items():
-            print(f", {name} {1000 * (seconds - cpu_before.get(name, 0.0)) / total:.2f} ms", end="")
-        print()
+        spent = {"client": client_after - client_before}
+        spent.update({name: seconds - cpu_before.get(name, 0.0) for name, seconds in cpu_after.items()})
+        print("  CPU per move, until every reply was delivered: "
+              + ", ".join(f"{name} {1000 * seconds / total:.2f} ms" for name, seconds in spent.items()))
+        cores = len(os.sched_getaffinity(0))
+        ceiling = cores * total / sum(spent.values())
+        print(f"  ceiling     {ceiling:8.1f} moves/s (that CPU spread evenly over {cores} cores; ratio at most {ceiling / raw:.2f})")
 
         first = warm_up_moves + saturation_moves
         jobs = split(scripts, args.sessions, slice(first, first + fixed_moves))

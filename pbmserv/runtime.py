@@ -14,7 +14,7 @@ from pbmserv.service.catalog import Catalog
 from pbmserv.service.delivery import Delivery
 from pbmserv.service.processor import Clock, Processor, utc_now
 from pbmserv.store.database import make_engine, session_factory, upgrade
-from pbmserv.store.spool import Spool
+from pbmserv.store.spool import Spool, spool_file
 
 
 @dataclass
@@ -53,4 +53,4 @@ def spool_of(settings: Settings) -> Spool | None:
     url = make_url(settings.database_url)
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
-    return Spool(f"{url.database}-spool", url.database, settings.database_busy_seconds)
+    return Spool(spool_file(url.database), url.database, settings.database_busy_seconds)

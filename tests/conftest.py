@@ -19,6 +19,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
 from pbmserv.store.database import normalise_url, upgrade
 from pbmserv.store.models import Base
+from pbmserv.store.spool import spool_file
 from tests.toygame import Toy
 
 POSTGRES_URL = os.environ.get("PBMSERV_TEST_DATABASE_URL", "")
@@ -65,7 +66,9 @@ def _session_database(tmp_path_factory: pytest.TempPathFactory, worker_id: str) 
 
 @pytest.fixture
 def database_url(_session_database: str) -> str:
-    """The test database, emptied before each test."""
+    """The test database, emptied before each test (on SQLite with the
+    arrival spool beside it, where an earlier test's `serve` may have left
+    mail it had not yet admitted when it stopped)."""
     engine = create_engine(_session_database)
     with engine.begin() as connection:
         tables = list(reversed(Base.metadata.sorted_tables))
@@ -75,6 +78,9 @@ def database_url(_session_database: str) -> str:
         else:
             for table in tables:
                 connection.execute(table.delete())
+            spool = spool_file(engine.url.database)
+            for suffix in ("", "-wal", "-shm"):
+                spool.with_name(spool.name + suffix).unlink(missing_ok=True)
     engine.dispose()
     return _session_database
 

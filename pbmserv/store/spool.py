@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS arrivals (
 """
 
 
+def spool_file(database: str) -> Path:
+    """Where the spool of the SQLite database file `database` is kept."""
+    return Path(f"{database}-spool")
+
+
 @dataclass(frozen=True)
 class Arrival:
     """A mail as intake took it in; `id` orders the spool (0 before it is in)."""
