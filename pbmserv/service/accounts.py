@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pbmserv.protocol import GLOBAL_SYNTAX
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Signoff, Signup
 from pbmserv.service import boards as board_commands

@@ -23,7 +23,12 @@ def as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-UNKNOWN_USER_HINT = "check the spelling, or sign up first with 'signup userid password'"
+def unknown_user(userid: str, hint: str = "") -> ServiceError:
+    return ServiceError(
+        f"There is no player with the userid '{userid}'.",
+        hint or "check the spelling, or sign up first with 'signup userid password'",
+    )
+
 
 # built once: these run for every move
 _USER = select(User).where(User.userid == bindparam("userid"))
@@ -95,7 +100,7 @@ class Context:
     def known_user(self, userid: str, hint: str = "") -> User:
         user = self.find_user(userid)
         if user is None:
-            raise ServiceError(f"There is no player with the userid '{userid}'.", hint or UNKNOWN_USER_HINT)
+            raise unknown_user(userid, hint)
         return user
 
     def authenticate(self, userid: str, password: str) -> records.Account:
@@ -103,7 +108,7 @@ class Context:
         does not say which of the two was wrong beyond what is public."""
         account = records.find_account(self.connection, userid.lower())
         if account is None:
-            raise ServiceError(f"There is no player with the userid '{userid}'.", UNKNOWN_USER_HINT)
+            raise unknown_user(userid)
         if not self.passwords.verify(account.password_hash, password):
             raise ServiceError(
                 f"The password for '{account.userid}' is wrong.",

@@ -28,8 +28,10 @@ from pbmserv.store.models import OutboxMail
 log = logging.getLogger(__name__)
 
 OUTBOX = OutboxMail.__table__
+#: what sending a mail needs of its row
+_SENDABLE = select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
 _DUE = (
-    select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
+    _SENDABLE
     .where(OUTBOX.c.status == "pending", OUTBOX.c.next_try_at <= bindparam("now"))
     .order_by(OUTBOX.c.id)
     .limit(bindparam("most"))
@@ -37,7 +39,7 @@ _DUE = (
 )
 _CLAIM = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(next_try_at=bindparam("until"))
 _HANDED_OVER = (
-    select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
+    _SENDABLE
     .where(
         OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
         OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0,

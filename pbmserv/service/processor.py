@@ -346,8 +346,7 @@ class Processor:
                 status="failed", error=reason, masked=masked_copy(mail, secrets),
             )
             output.write()
-        if admitted:
-            self._forget(admitted)
+        self._forget(admitted)
         log.error("inbound %s given up: %s", row.id, reason)
         return True
 
