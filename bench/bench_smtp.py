@@ -11,7 +11,10 @@ Phase 1 (saturation): SESSIONS concurrent SMTP sessions send real move mails
 as fast as they can; end-to-end moves/s counts moves accepted, applied and
 with their replies in the outbox, and the CPU time each process spent is
 printed per move (until every reply is delivered, a little later), with
-the throughput that CPU would allow if it kept every core busy. The
+the throughput that CPU would allow if it kept every core busy, and the
+share of the end-to-end time each process spent on a CPU and waiting for
+one (the worker applies the mails one after another: time it waits for a
+core is lost throughput). The
 same client then drives the bare handler, in a
 process of its own as `serve`'s listener is, for raw intake msg/s; the ratio
 of the two is printed.
@@ -164,6 +167,21 @@ def cpu_seconds(pid: int) -> dict[str, float]:
     return used
 
 
+def scheduling(pid: int) -> dict[str, tuple[float, float]]:
+    """Seconds each process of `serve` has spent on a CPU and waiting for one, so far."""
+    children = sorted(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+    spawned = [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    found = {}
+    for name, process in [("intake", pid), *zip(("worker", "delivery"), spawned)]:
+        running, waiting = 0.0, 0.0
+        for task in Path(f"/proc/{process}/task").iterdir():
+            on_cpu, queued, _ = (task / "schedstat").read_text().split()
+            running += int(on_cpu) / 1e9
+            waiting += int(queued) / 1e9
+        found[name] = (running, waiting)
+    return found
+
+
 def wait_applied(database_url: str, expected: int) -> float:
     """Poll (cheaply: the server shares these cores) until `expected` mails are stored and none is pending."""
     connection = sqlite3.connect(database_url.removeprefix("sqlite:///"))
@@ -299,9 +317,11 @@ def main() -> None:
         jobs = split(scripts, args.sessions, slice(warm_up_moves, warm_up_moves + saturation_moves))
         total = sum(len(job) for job in jobs)
         cpu_before, client_before = cpu_seconds(server.pid), time.process_time()
+        sched_before = scheduling(server.pid)
         began = time.monotonic()
         drive(port, jobs, None, {})
         finished = wait_applied(database_url, stored_before + total)
+        sched_after = scheduling(server.pid)
         end_to_end = total / (finished - began)
         wait_delivered(database_url)
         all_delivered = time.monotonic()
@@ -316,6 +336,9 @@ def main() -> None:
         spent.update({name: seconds - cpu_before.get(name, 0.0) for name, seconds in cpu_after.items()})
         print("  CPU per move, until every reply was delivered: "
               + ", ".join(f"{name} {1000 * seconds / total:.2f} ms" for name, seconds in spent.items()))
+        print("  share of the end-to-end time each process spent on a CPU / waiting for one: " + ", ".join(
+            f"{name} {(sched_after[name][0] - sched_before[name][0]) / (finished - began):.0%}"
+            f" / {(sched_after[name][1] - sched_before[name][1]) / (finished - began):.0%}" for name in sched_after))
         cores = len(os.sched_getaffinity(0))
         ceiling = cores * total / sum(spent.values())
         print(f"  ceiling     {ceiling:8.1f} moves/s (that CPU spread evenly over {cores} cores; ratio at most {ceiling / raw:.2f})")

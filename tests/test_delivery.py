@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import mailbox
+import shutil
 import socket
 import time
 
 import pytest
 from sqlalchemy import select
 
-from pbmserv.mail.backends import SmtpBackend
+from pbmserv.mail.backends import MaildirBackend, SmtpBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import OutboxMail
 from tests.mailtools import send
@@ -169,3 +171,56 @@ def test_with_the_relay_not_answering_a_batch_waits_for_it_once(runtime: Runtime
         assert runtime.delivery.deliver_due() == 0
         assert time.monotonic() - started < 2, "one timeout, not one for each mail"
     assert {(row.status, row.attempts) for row in outbox(runtime)} == {("pending", 1)}
+
+
+def queue_replies(runtime: Runtime, count: int) -> None:
+    for number in range(count):
+        runtime.processor.store(
+            f"From: player{number}@example.org\r\nSubject: help\r\nMessage-ID: <m{number}@x>\r\n\r\n\r\n".encode()
+        )
+    runtime.processor.process_pending()
+
+
+def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Runtime, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The maildir backend writes a batch into tmp/ and moves it into new/
+    at the end, after one sync: a reader sees every mail whole or none."""
+    maildir = tmp_path / "outbox"
+    backend = runtime.delivery.backend = MaildirBackend(maildir)
+    backend.send("pbmserv@localhost", "alice@example.org", b"Subject: one\r\n\r\nfirst\r\n")
+    backend.send("pbmserv@localhost", "bob@example.org", b"Subject: two\r\n\r\nsecond\r\n")
+    assert len(list((maildir / "tmp").iterdir())) == 2 and not list((maildir / "new").iterdir())
+    backend.close()
+    assert not list((maildir / "tmp").iterdir())
+    box = mailbox.Maildir(maildir, create=False)
+    assert sorted(box.get_bytes(key) for key in box.keys()) == [b"Subject: one\r\n\r\nfirst\r\n", b"Subject: two\r\n\r\nsecond\r\n"]
+
+    queue_replies(runtime, 3)
+    assert runtime.delivery.deliver_due() == 3
+    assert [row.status for row in outbox(runtime)] == ["sent"] * 3
+    delivered = [message["To"] for message in mailbox.Maildir(maildir, create=False) if message["To"]]
+    assert sorted(delivered) == [f"player{n}@example.org" for n in range(3)]
+
+
+def test_a_batch_the_maildir_could_not_make_safe_is_tried_again_whole(runtime: Runtime, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    maildir = tmp_path / "outbox"
+    runtime.delivery.backend = VanishingMaildir(maildir)
+    queue_replies(runtime, 3)
+    assert runtime.delivery.deliver_due() == 0
+    rows = outbox(runtime)
+    assert [(row.status, row.attempts) for row in rows] == [("pending", 1)] * 3
+    assert all("maildir" in row.last_error for row in rows)
+    assert not (maildir / "new").exists() or not list((maildir / "new").iterdir())
+
+    runtime.delivery.backend = MaildirBackend(maildir)
+    runtime.clock.advance(minutes=2)  # type: ignore[attr-defined]
+    assert runtime.delivery.deliver_due() == 3
+    assert len(list(mailbox.Maildir(maildir, create=False))) == 3
+
+
+class VanishingMaildir(MaildirBackend):
+    """A maildir whose folder is taken away after the mails are written (a
+    disk unmounted, say): nothing can be made safe."""
+
+    def close(self) -> None:
+        shutil.rmtree(self.path)
+        super().close()

@@ -100,9 +100,12 @@ class Delivery:
     def _send_all(self, rows: list[Row]) -> int:
         """Send the claimed mails, then write down how each went; returns how many were sent."""
         try:
-            outcomes = [self._outcome(row, self._send(row.recipient, row.raw)) for row in rows]
+            failures = [self._send(row.recipient, row.raw) for row in rows]
         finally:
-            self.backend.close()
+            unsafe = self._close()
+        if unsafe is not None:  # none of what the backend took in this batch is safe with it
+            failures = [unsafe if failure is None else failure for failure in failures]
+        outcomes = [self._outcome(row, failure) for row, failure in zip(rows, failures)]
         if outcomes:
             with self.engine.begin() as connection:
                 connection.execute(_OUTCOME, outcomes)
@@ -117,6 +120,14 @@ class Delivery:
         except Exception as error:  # a backend's bug must not strand the batch's other mails
             log.exception("delivery to %s failed unexpectedly", recipient)
             return TemporaryFailure(f"{type(error).__name__}: {error}")
+        return None
+
+    def _close(self) -> TemporaryFailure | None:
+        try:
+            self.backend.close()
+        except TemporaryFailure as failure:
+            log.warning("a batch did not reach the %s safely: %s", type(self.backend).__name__, failure)
+            return failure
         return None
 
     def _outcome(self, row: Row, failure: Exception | None) -> dict[str, object]:
