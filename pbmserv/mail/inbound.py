@@ -131,28 +131,29 @@ def message_text(message: Message) -> str:
     """The text of the mail, with "\\n" line ends: its first inline text/plain
     part (attachments ignored), else its first HTML part as text, else ""."""
     parts = list(_inline_text_parts(message))
-    for part in parts:
-        if part.get_content_subtype() == "plain":
+    for subtype, part in parts:
+        if subtype == "plain":
             text = part_text(part)
             if text.strip():
                 return _printable(normalise_newlines(text))
-    for part in parts:
-        if part.get_content_subtype() == "html":
+    for subtype, part in parts:
+        if subtype == "html":
             return _printable(html_to_text(part_text(part)))
     return ""
 
 
-def _inline_text_parts(message: Message) -> Iterator[Message]:
-    """The text parts that are not attachments, depth first in mail order.
-    Attached mails (message/rfc822) are not entered."""
+def _inline_text_parts(message: Message) -> Iterator[tuple[str, Message]]:
+    """The text parts that are not attachments, with their subtypes, depth
+    first in mail order. Attached mails (message/rfc822) are not entered."""
     stack = [message]
     while stack:
         part = stack.pop()
+        maintype, _, subtype = part.get_content_type().partition("/")
         if part.is_multipart():
-            if part.get_content_maintype() == "multipart":
+            if maintype == "multipart":
                 stack.extend(reversed([item for item in part.get_payload() if isinstance(item, Message)]))
-        elif part.get_content_maintype() == "text" and not _is_attachment(part):
-            yield part
+        elif maintype == "text" and not _is_attachment(part):
+            yield subtype, part
 
 
 def _is_attachment(part: Message) -> bool:
