@@ -2,22 +2,24 @@
 to a bare aiosmtpd handler that only parses and discards, driven by the same
 client.
 
-    .venv/bin/python bench/bench_smtp.py [--sessions 8] [--games 40] [--rate 200] [--seconds 10]
+    .venv/bin/python bench/bench_smtp.py [--sessions 8] [--games 40] [--rate 200] [--seconds 10] [--rounds 3]
 
 Warm-up: two moves on every board, so that what follows measures a server
 that has been running (modules imported, every player's password check
 remembered; see pbmserv/service/passwords.py).
-Phase 1 (saturation): SESSIONS concurrent SMTP sessions send real move mails
-as fast as they can; end-to-end moves/s counts moves accepted, applied and
-with their replies in the outbox, and the CPU time each process spent is
-printed per move (until every reply is delivered, a little later), with
-the throughput that CPU would allow if it kept every core busy, and the
-share of the end-to-end time each process spent on a CPU and waiting for
-one (the worker applies the mails one after another: time it waits for a
-core is lost throughput). The
-same client then drives the bare handler, in a
-process of its own as `serve`'s listener is, for raw intake msg/s; the ratio
-of the two is printed.
+Phase 1 (saturation), in ROUNDS rounds: SESSIONS concurrent SMTP sessions
+send real move mails as fast as they can; end-to-end moves/s counts moves
+accepted, applied and with their replies in the outbox. The same client
+then drives the bare handler, in a process of its own as `serve`'s
+listener is, on the same mails, for raw intake msg/s. Each round prints
+both and their ratio; the medians follow. The machine's speed drifts, and
+rounds that alternate the two keep the drift out of the ratio as far as
+they can. Over all rounds, the CPU time each process spent is printed per
+move (until every reply is delivered, a little later), with the
+throughput that CPU would allow if it kept every core busy, and the share
+of the end-to-end time each process spent on a CPU and waiting for one
+(the worker applies the mails one after another: time it waits for a
+core is lost throughput).
 Phase 2 (fixed rate): moves at RATE per second for SECONDS. A session
 waits for each 250 before it sends its next mail, so when intake is slow
 fewer than RATE moves a second are sent: the line says how many. Latency is
@@ -44,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timezone
 from email import policy
 from email.message import EmailMessage
@@ -277,12 +280,47 @@ def wait_listening(port: int) -> None:
             time.sleep(0.1)
 
 
+@dataclass
+class Round:
+    """One saturation round: `serve` end to end, then the bare handler on the same mails."""
+
+    moves: int
+    seconds: float  # until every mail was applied
+    end_to_end: float
+    delivered: float
+    raw: float
+    cpu: dict[str, float]  # seconds per process (and the client), until every reply was delivered
+    scheduled: dict[str, tuple[float, float]]  # seconds on a CPU and waiting for one, until applied
+
+
+def saturation_round(pid: int, port: int, database_url: str, jobs: list[list[tuple[str, bytes]]], stored_before: int) -> Round:
+    total = sum(len(job) for job in jobs)
+    cpu_before, client_before = cpu_seconds(pid), time.process_time()
+    scheduled_before = scheduling(pid)
+    began = time.monotonic()
+    drive(port, jobs, None, {})
+    finished = wait_applied(database_url, stored_before + total)
+    scheduled_after = scheduling(pid)
+    wait_delivered(database_url)
+    all_delivered = time.monotonic()
+    cpu_after, client_after = cpu_seconds(pid), time.process_time()
+    spent = {"client": client_after - client_before}
+    spent.update({name: seconds - cpu_before.get(name, 0.0) for name, seconds in cpu_after.items()})
+    return Round(
+        moves=total, seconds=finished - began, end_to_end=total / (finished - began),
+        delivered=total / (all_delivered - began), raw=bare_intake(jobs), cpu=spent,
+        scheduled={name: (after[0] - scheduled_before[name][0], after[1] - scheduled_before[name][1])
+                   for name, after in scheduled_after.items()},
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="pbmserv-bench-"))
@@ -292,7 +330,8 @@ def main() -> None:
     scripts = move_scripts(args.games)
     warm_up_moves, saturation_moves = 2, 40  # per board
     fixed_moves = int(args.rate * args.seconds / args.games) + 1
-    assert warm_up_moves + saturation_moves + fixed_moves <= min(len(s) for s in scripts), "not enough moves per board"
+    needed = warm_up_moves + args.rounds * saturation_moves + fixed_moves
+    assert needed <= min(len(s) for s in scripts), "not enough moves per board"
 
     port = free_port()
     env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
@@ -314,42 +353,42 @@ def main() -> None:
         stored_before += sum(len(job) for job in warm_up)
         wait_applied(database_url, stored_before)
 
-        jobs = split(scripts, args.sessions, slice(warm_up_moves, warm_up_moves + saturation_moves))
-        total = sum(len(job) for job in jobs)
-        cpu_before, client_before = cpu_seconds(server.pid), time.process_time()
-        sched_before = scheduling(server.pid)
-        began = time.monotonic()
-        drive(port, jobs, None, {})
-        finished = wait_applied(database_url, stored_before + total)
-        sched_after = scheduling(server.pid)
-        end_to_end = total / (finished - began)
-        wait_delivered(database_url)
-        all_delivered = time.monotonic()
-        cpu_after, client_after = cpu_seconds(server.pid), time.process_time()
-        raw = bare_intake(jobs)
-        print(f"saturation: {total} moves over {args.sessions} sessions")
-        print(f"  end-to-end  {end_to_end:8.1f} moves/s (accepted -> applied -> replies in the outbox)")
-        print(f"  raw intake  {raw:8.1f} msg/s (bare aiosmtpd handler, parse and discard)")
-        print(f"  ratio       {end_to_end / raw:8.2f}")
-        print(f"  delivered   {total / (all_delivered - began):8.1f} moves/s (until every reply was in the maildir)")
-        spent = {"client": client_after - client_before}
-        spent.update({name: seconds - cpu_before.get(name, 0.0) for name, seconds in cpu_after.items()})
+        print(f"saturation: {args.rounds} rounds of {args.games * saturation_moves} moves over {args.sessions} sessions,"
+              " each followed by the bare handler on the same mails")
+        rounds = []
+        for number in range(args.rounds):
+            first = warm_up_moves + number * saturation_moves
+            jobs = split(scripts, args.sessions, slice(first, first + saturation_moves))
+            rounds.append(saturation_round(server.pid, port, database_url, jobs, stored_before))
+            stored_before += rounds[-1].moves
+            line = rounds[-1]
+            print(f"  round {number + 1}: end-to-end {line.end_to_end:6.1f} moves/s, raw intake {line.raw:6.1f} msg/s,"
+                  f" ratio {line.end_to_end / line.raw:.2f}; delivered {line.delivered:6.1f} moves/s")
+        ratios = [line.end_to_end / line.raw for line in rounds]
+        print(f"  end-to-end  {statistics.median(line.end_to_end for line in rounds):8.1f} moves/s (median;"
+              " accepted -> applied -> replies in the outbox)")
+        print(f"  raw intake  {statistics.median(line.raw for line in rounds):8.1f} msg/s (median; bare aiosmtpd handler, parse and discard)")
+        print(f"  ratio       {statistics.median(ratios):8.2f} (median of the rounds' ratios)")
+        moves = sum(line.moves for line in rounds)
+        spent = {name: sum(line.cpu[name] for line in rounds) for name in rounds[0].cpu}
         print("  CPU per move, until every reply was delivered: "
-              + ", ".join(f"{name} {1000 * seconds / total:.2f} ms" for name, seconds in spent.items()))
+              + ", ".join(f"{name} {1000 * seconds / moves:.2f} ms" for name, seconds in spent.items()))
+        busy = sum(line.seconds for line in rounds)
         print("  share of the end-to-end time each process spent on a CPU / waiting for one: " + ", ".join(
-            f"{name} {(sched_after[name][0] - sched_before[name][0]) / (finished - began):.0%}"
-            f" / {(sched_after[name][1] - sched_before[name][1]) / (finished - began):.0%}" for name in sched_after))
+            f"{name} {sum(line.scheduled[name][0] for line in rounds) / busy:.0%}"
+            f" / {sum(line.scheduled[name][1] for line in rounds) / busy:.0%}" for name in rounds[0].scheduled))
         cores = len(os.sched_getaffinity(0))
-        ceiling = cores * total / sum(spent.values())
-        print(f"  ceiling     {ceiling:8.1f} moves/s (that CPU spread evenly over {cores} cores; ratio at most {ceiling / raw:.2f})")
+        ceiling = cores * moves / sum(spent.values())
+        print(f"  ceiling     {ceiling:8.1f} moves/s (that CPU spread evenly over {cores} cores;"
+              f" ratio at most {ceiling / statistics.median(line.raw for line in rounds):.2f})")
 
-        first = warm_up_moves + saturation_moves
+        first = warm_up_moves + args.rounds * saturation_moves
         jobs = split(scripts, args.sessions, slice(first, first + fixed_moves))
         total = sum(len(job) for job in jobs)
         sent_at: dict[str, float] = {}
         acknowledged: list[float] = []
         seconds = drive(port, jobs, args.rate, sent_at, acknowledged)
-        wait_applied(database_url, stored_before + total + args.games * saturation_moves)
+        wait_applied(database_url, stored_before + total)
         print(f"fixed rate: {total} moves at {args.rate:.0f}/s offered, {total / seconds:.1f}/s sent")
         wait_delivered(database_url)
         replied = delivered(workdir / "outbox", sent_at)
