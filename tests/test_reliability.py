@@ -4,6 +4,7 @@ applies nothing; duplicates are applied once; passwords never stay in clear."""
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from typing import Any
@@ -163,10 +164,14 @@ def test_mails_stored_together_are_each_recognised(runtime: Runtime) -> None:
     assert outcomes == [(first_id + 1, False), (first_id, True), (first_id + 1, True)]
 
 
-def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(runtime: Runtime) -> None:
+def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture,
+) -> None:
     """Four intakes (as of several `serve` processes) store overlapping
     groups of the same mails at the same moment: none fails, whatever the
-    interleaving, and each mail is stored once, as new to exactly one of them."""
+    interleaving, and each mail is stored once, as new to exactly one of
+    them. Nothing alarming is logged meanwhile (a unique-key error inside
+    psycopg's pipeline would make it warn)."""
     mails = [make_mail(f"p{n}@example.org", f"signup p{n} secret{n}") for n in range(24)]
     outcomes: list[tuple[int, bool]] = []
     start = threading.Barrier(4)
@@ -184,6 +189,7 @@ def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(runti
         thread.join()
     assert len(outcomes) == 4 * len(mails)
     assert sorted(row_id for row_id, duplicate in outcomes if not duplicate) == sorted({row_id for row_id, _ in outcomes})
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING] == []
     with runtime.sessions() as session:
         assert session.scalar(select(func.count(InboundMail.id))) == len(mails)
 

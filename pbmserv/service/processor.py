@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, bindparam, func, insert, select, update
-from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from pbmserv.config import Settings
@@ -61,7 +62,20 @@ _RECENT_ANSWERS = select(func.count(OUTBOX.c.id)).where(
     OUTBOX.c.kind.in_(bindparam("kinds", expanding=True)),
     OUTBOX.c.created_at > bindparam("since"),
 )
-_STORE = insert(INBOUND)
+
+
+def _store_new(dialect_insert: Callable[[Any], Any]) -> Any:
+    """Insert the mails whose dedup key is new, giving back (dedup key, id)
+    of each; a key that another process stored meanwhile is left out, not
+    an error (which, on PostgreSQL, would also abort psycopg's pipeline)."""
+    return (
+        dialect_insert(INBOUND)
+        .on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
+        .returning(INBOUND.c.dedup_key, INBOUND.c.id)
+    )
+
+
+_STORE = {"postgresql": _store_new(postgresql.insert), "sqlite": _store_new(sqlite.insert)}
 _ADMIT = sqlite.insert(INBOUND).on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
@@ -141,11 +155,11 @@ class Processor:
 
     def store_many(self, mails: list[tuple[bytes, str | None]]) -> list[tuple[int, bool]]:
         """Commit several raw mails in one transaction; returns (row id, True
-        if it was a duplicate) for each. Should another process store one
-        of them at the same moment, the unique key refuses the transaction
-        (or, on PostgreSQL, the two may deadlock, and one is rolled back);
-        it is then done again, and finds that mail stored. Each refusal
-        means one more of the mails is stored, so this ends."""
+        if it was a duplicate) for each. A mail that another process
+        stores at the same moment is left to it and counted a duplicate
+        here. On PostgreSQL the two transactions may deadlock, and one is
+        rolled back; it is then done again, and finds that process's mails
+        stored. Each time, one more of the mails is stored, so this ends."""
         identified = [self._arrival(raw, envelope_sender) for raw, envelope_sender in mails]
         outcomes = self._store_racing(identified)
         sync_to_disk(self.engine)  # the sender is told next that the mail is safe
@@ -184,8 +198,11 @@ class Processor:
                 if mail.dedup_key not in known:
                     fresh.setdefault(mail.dedup_key, _pending_row(mail))
             if fresh:
-                connection.execute(_STORE, list(fresh.values()))
-                stored = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": list(fresh)})}
+                rows = connection.execute(_STORE[connection.dialect.name], list(fresh.values()))
+                stored = {key: row_id for key, row_id in rows}
+                if len(stored) < len(fresh):  # stored by another process since the first look
+                    taken = connection.execute(_STORED, {"keys": [key for key in fresh if key not in stored]})
+                    known.update({key: row_id for key, row_id in taken})
         outcomes, seen = [], set()
         for key in (mail.dedup_key for mail in identified):
             if key in known:
