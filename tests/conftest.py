@@ -20,6 +20,7 @@ from pbmserv.service.catalog import Catalog
 from pbmserv.store.database import normalise_url, upgrade
 from pbmserv.store.models import Base
 from pbmserv.store.spool import spool_file
+from tests.mailtools import send
 from tests.toygame import Toy
 
 POSTGRES_URL = os.environ.get("PBMSERV_TEST_DATABASE_URL", "")
@@ -112,3 +113,15 @@ def runtime(database_url: str, clock: FakeClock) -> Iterator[Runtime]:
     runtime = Runtime(settings, catalog=catalog, clock=clock, backend=MemoryBackend())
     yield runtime
     runtime.close()
+
+
+@pytest.fixture
+def toy_boards(runtime: Runtime) -> Runtime:
+    """alice and bob on toy board 101 (bob to move) and a finished board 102."""
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    send(runtime, "alice@example.org", "toy resign 102 alice secret1")
+    return runtime

@@ -41,18 +41,6 @@ def snapshot(runtime: Runtime) -> dict[str, list[Any]]:
         }
 
 
-@pytest.fixture
-def game_on(runtime: Runtime) -> Runtime:
-    """alice and bob on toy board 101 (bob to move) and a finished board 102."""
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
-    send(runtime, "alice@example.org", "toy challenge alice bob")
-    send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
-    send(runtime, "alice@example.org", "toy challenge alice bob")
-    send(runtime, "alice@example.org", "toy resign 102 alice secret1")
-    return runtime
-
-
 ERROR_PATHS = {
     "wrong password": ("toy move 101 bob wrong a1", "password for 'bob' is wrong"),
     "unknown user": ("toy move 101 zoe secret2 a1", "no player with the userid 'zoe'"),
@@ -73,11 +61,11 @@ ERROR_PATHS = {
 
 
 @pytest.mark.parametrize("path", list(ERROR_PATHS))
-def test_error_path_gives_one_error_mail_and_changes_nothing(game_on: Runtime, path: str) -> None:
+def test_error_path_gives_one_error_mail_and_changes_nothing(toy_boards: Runtime, path: str) -> None:
     subject, says = ERROR_PATHS[path]
-    before = snapshot(game_on)
-    replies = send(game_on, "bob@example.org", subject)
-    assert snapshot(game_on) == before
+    before = snapshot(toy_boards)
+    replies = send(toy_boards, "bob@example.org", subject)
+    assert snapshot(toy_boards) == before
     assert len(replies) == 1
     recipient, message = replies[0]
     assert recipient == "bob@example.org"
@@ -88,8 +76,8 @@ def test_error_path_gives_one_error_mail_and_changes_nothing(game_on: Runtime, p
     assert "secret2" not in text, "the quoted mail must not repeat the password"
 
 
-def test_refused_move_shows_the_board_from_the_movers_side(game_on: Runtime) -> None:
-    [(_, message)] = send(game_on, "bob@example.org", "toy move 101 bob secret2 b2")
+def test_refused_move_shows_the_board_from_the_movers_side(toy_boards: Runtime) -> None:
+    [(_, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 b2")
     assert "2 . X . 2" in body(message)
 
 
@@ -194,9 +182,9 @@ def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(
         assert session.scalar(select(func.count(InboundMail.id))) == len(mails)
 
 
-def test_a_board_is_not_written_over_another_writers_change(game_on: Runtime) -> None:
+def test_a_board_is_not_written_over_another_writers_change(toy_boards: Runtime) -> None:
     """The version guard of the board's UPDATE."""
-    with game_on.engine.connect() as connection:
+    with toy_boards.engine.connect() as connection:
         board = records.find_board(connection, "toy", 101)
         assert board is not None
         connection.execute(update(Board.__table__).where(Board.__table__.c.id == board.id).values(version=board.version + 1))
@@ -204,7 +192,7 @@ def test_a_board_is_not_written_over_another_writers_change(game_on: Runtime) ->
         with pytest.raises(StaleDataError):
             records.save_board(connection, board)
         connection.rollback()
-    with game_on.engine.connect() as connection:
+    with toy_boards.engine.connect() as connection:
         assert records.find_board(connection, "toy", 101).move_count == board.move_count - 1
 
 
@@ -266,13 +254,13 @@ def test_bounces_are_never_answered(runtime: Runtime) -> None:
     assert send_raw(runtime, make_mail("alice@example.org", "help"), envelope_sender="") == []
 
 
-def test_game_rules_errors_reach_the_player_in_their_words(game_on: Runtime) -> None:
+def test_game_rules_errors_reach_the_player_in_their_words(toy_boards: Runtime) -> None:
     class Strict(Toy):
         def play(self, state, seat, text):  # type: ignore[no-untyped-def]
             raise IllegalMove("c3 is a light square: you play on dark squares.")
 
-    game_on.processor.catalog = Catalog([Strict()])
-    [(_, message)] = send(game_on, "bob@example.org", "toy move 101 bob secret2 c3")
+    toy_boards.processor.catalog = Catalog([Strict()])
+    [(_, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 c3")
     assert "c3 is a light square: you play on dark squares." in body(message)
 
 

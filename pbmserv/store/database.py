@@ -18,6 +18,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
 
+from pbmserv.store.prepared import run_sql
+
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
@@ -237,15 +239,16 @@ def savepoint(connection: Connection, name: str) -> Iterator[None]:
     SQLAlchemy's own (`begin_nested`) gives each one a new name, and so
     compiles its statement anew every time, which costs more than a query;
     it is invisible to SQLAlchemy, so an ORM session used inside must be
-    ended before the block ends (see `service.context.Context`)."""
-    connection.exec_driver_sql(f"SAVEPOINT {name}")
+    ended before the block ends (see `service.context.Context`). It runs
+    on the driver's cursor, as the statements of a move do (`prepared`)."""
+    run_sql(connection, f"SAVEPOINT {name}")
     try:
         yield
     except BaseException:
-        connection.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {name}")
-        connection.exec_driver_sql(f"RELEASE SAVEPOINT {name}")
+        run_sql(connection, f"ROLLBACK TO SAVEPOINT {name}")
+        run_sql(connection, f"RELEASE SAVEPOINT {name}")
         raise
-    connection.exec_driver_sql(f"RELEASE SAVEPOINT {name}")
+    run_sql(connection, f"RELEASE SAVEPOINT {name}")
 
 
 def session_factory(engine: Engine) -> sessionmaker:

@@ -5,8 +5,9 @@ A move is what the server does most, and on its path the ORM's identity
 map, unit of work and per-query machinery cost more than the move itself.
 So boards never go through the ORM: a `BoardRecord` is loaded, changed in
 Python and written back with one version-guarded UPDATE (`save_board`).
-The ORM models in `models` remain the schema and serve the rarer commands
-(accounts, subscriptions, policies, ratings).
+The statements are run as `Prepared` ones, on the driver's cursor (see
+`store.prepared`). The ORM models in `models` remain the schema and serve
+the rarer commands (accounts, subscriptions, policies, ratings).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.store.models import Board, Move, QueuedMove, User
+from pbmserv.store.prepared import Prepared
 
 BOARDS = Board.__table__
 MOVES = Move.__table__
@@ -59,6 +61,14 @@ class MoveRecord(NamedTuple):
     comment: str
 
 
+class QueuedRecord(NamedTuple):
+    """One row of `queued_moves`."""
+
+    id: int
+    seat: int
+    text: str
+
+
 @dataclass(frozen=True)
 class Account:
     """What checking a player's password needs of `users`."""
@@ -74,34 +84,37 @@ _BOARD_COLUMNS = [BOARDS.c[f.name] for f in fields(BoardRecord)]
 _FIND_BOARD = select(*_BOARD_COLUMNS).where(
     BOARDS.c.game_type == bindparam("game_type"), BOARDS.c.board == bindparam("number")
 )
-_FIND_BOARD_LOCKED = _FIND_BOARD.with_for_update()
+_FIND = Prepared(_FIND_BOARD)
+_FIND_LOCKED = Prepared(_FIND_BOARD.with_for_update())
 _INSERT_BOARD = insert(BOARDS)
-_SAVE_BOARD = (
+_SAVE_BOARD = Prepared(
     update(BOARDS)
     .where(BOARDS.c.id == bindparam("board_id"), BOARDS.c.version == bindparam("old_version"))
     .values(version=bindparam("new_version"), **{name: bindparam(name) for name in CHANGEABLE})
 )
 _MOVE_COLUMNS = [MOVES.c[name] for name in MoveRecord._fields]
-_MOVES = select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number)
-_RECENT_MOVES = (
+_MOVES = Prepared(select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number))
+_RECENT_MOVES = Prepared(
     select(*_MOVE_COLUMNS)
     .where(MOVES.c.board_id == bindparam("board_id"))
     .order_by(MOVES.c.number.desc())
     .limit(bindparam("count"))
 )
-_RECORD_MOVE = insert(MOVES)
+_RECORD_MOVE = Prepared(insert(MOVES))
 _REMOVE_MOVE = delete(MOVES).where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number == bindparam("number"))
-_QUEUED = select(QUEUED.c.id, QUEUED.c.seat, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"))
+_QUEUED = Prepared(
+    select(*(QUEUED.c[name] for name in QueuedRecord._fields)).where(QUEUED.c.board_id == bindparam("board_id"))
+)
 _UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
 _CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
-_ACCOUNT = select(USERS.c.id, USERS.c.userid, USERS.c.password_hash).where(USERS.c.userid == bindparam("userid"))
+_ACCOUNT = Prepared(select(USERS.c.id, USERS.c.userid, USERS.c.password_hash).where(USERS.c.userid == bindparam("userid")))
 
 
 # -- boards ----------------------------------------------------------------------
 def find_board(connection: Connection, game_type: str, number: int, *, lock: bool = False) -> BoardRecord | None:
     """The board, locked against other writers until the transaction ends with `lock`."""
-    row = connection.execute(_FIND_BOARD_LOCKED if lock else _FIND_BOARD, {"game_type": game_type, "number": number}).first()
-    return None if row is None else BoardRecord(*row)
+    rows = (_FIND_LOCKED if lock else _FIND).rows(connection, {"game_type": game_type, "number": number})
+    return BoardRecord(*rows[0]) if rows else None
 
 
 def boards_where(
@@ -123,11 +136,11 @@ def save_board(connection: Connection, board: BoardRecord) -> None:
     """Write the changeable columns back, if the row is still the version
     that was read (a second writer's change raises StaleDataError: on
     PostgreSQL the board is read FOR UPDATE, so that would be a bug)."""
-    written = connection.execute(_SAVE_BOARD, {
+    written = _SAVE_BOARD.run(connection, {
         **{name: getattr(board, name) for name in CHANGEABLE},
         "board_id": board.id, "old_version": board.version, "new_version": board.version + 1,
     })
-    if written.rowcount != 1:
+    if written != 1:
         raise StaleDataError(f"board {board.id} changed under this command (version {board.version})")
     board.version += 1
 
@@ -135,27 +148,26 @@ def save_board(connection: Connection, board: BoardRecord) -> None:
 # -- moves -----------------------------------------------------------------------
 def board_moves(connection: Connection, board_id: int, upto: int | None = None) -> list[MoveRecord]:
     """The board's moves in order (the first `upto` of them, if given)."""
-    moves = [MoveRecord(*row) for row in connection.execute(_MOVES, {"board_id": board_id})]
+    moves = [MoveRecord(*row) for row in _MOVES.rows(connection, {"board_id": board_id})]
     return moves if upto is None else moves[:upto]
 
 
 def recent_moves(connection: Connection, board_id: int, count: int) -> list[MoveRecord]:
     """The board's last `count` moves, in order."""
-    rows = connection.execute(_RECENT_MOVES, {"board_id": board_id, "count": count}).all()
+    rows = _RECENT_MOVES.rows(connection, {"board_id": board_id, "count": count})
     return [MoveRecord(*row) for row in reversed(rows)]
 
 
 def record_move(connection: Connection, **values: Any) -> None:
-    connection.execute(_RECORD_MOVE, values)
+    _RECORD_MOVE.run(connection, values)
 
 
 def remove_move(connection: Connection, board_id: int, number: int) -> None:
     connection.execute(_REMOVE_MOVE, {"board_id": board_id, "number": number})
 
 
-def queued_moves(connection: Connection, board_id: int) -> list[Row[Any]]:
-    """The board's queued moves as (id, seat, text)."""
-    return list(connection.execute(_QUEUED, {"board_id": board_id}))
+def queued_moves(connection: Connection, board_id: int) -> list[QueuedRecord]:
+    return [QueuedRecord(*row) for row in _QUEUED.rows(connection, {"board_id": board_id})]
 
 
 def unqueue(connection: Connection, queued_id: int) -> None:
@@ -168,5 +180,5 @@ def clear_queue(connection: Connection, board_id: int) -> None:
 
 # -- accounts --------------------------------------------------------------------
 def find_account(connection: Connection, userid: str) -> Account | None:
-    row = connection.execute(_ACCOUNT, {"userid": userid}).first()
-    return None if row is None else Account(*row)
+    rows = _ACCOUNT.rows(connection, {"userid": userid})
+    return Account(*rows[0]) if rows else None

@@ -1,0 +1,130 @@
+"""Core statements run on the database driver's own cursor.
+
+A move takes some ten statements, and through `Connection.execute` each
+one costs SQLAlchemy several times what the database spends on it: the
+compiled-cache lookup, an execution context, a result object and its
+rows. For the few statements on the path of every move that overhead was
+about a fifth of the worker's CPU. So these are compiled by SQLAlchemy once
+per dialect (and set of parameters), and run on the DBAPI cursor of the
+connection, inside its transaction, with SQLAlchemy's own bind and result
+processing for their column types. A driver error is raised as the
+SQLAlchemy exception `Connection.execute` would raise (an OperationalError
+still makes the worker retry its batch), and a lost connection is
+invalidated as SQLAlchemy would invalidate it. A connection without a
+transaction begins one, as `Connection.execute` would. What SQLAlchemy's
+events and `echo` see of these statements: nothing.
+
+Statements whose SQL changes from one execution to the next (an expanding
+IN, literal rendering) cannot be prepared; `Prepared` refuses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.expression import Executable
+
+Processor = Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    names: tuple[str, ...]  # every bind, in the order of the SQL for positional drivers
+    positional: bool
+    binds: tuple[Processor, ...]  # by `names`
+    defaults: tuple[Any, ...]  # by `names`: the value of a bind the caller does not give
+    results: tuple[Processor, ...] | None  # by selected column; None: the statement returns no rows
+
+    def arguments(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        values = []
+        for name, default, process in zip(self.names, self.defaults, self.binds):
+            value = params.get(name, default)
+            values.append(value if process is None else process(value))
+        return tuple(values) if self.positional else dict(zip(self.names, values))
+
+
+class Prepared:
+    """A Core statement to run on the driver's cursor (see the module's docstring)."""
+
+    def __init__(self, statement: Executable):
+        self.statement = statement
+        self._compiled: dict[tuple[str, tuple[str, ...]], _Compiled] = {}
+
+    def rows(self, connection: Connection, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """The rows a query returns, each value as SQLAlchemy would give it."""
+        compiled = self._compile(connection.dialect, params)
+        assert compiled.results is not None, "not a query"
+        cursor = _execute(connection, compiled.sql, compiled.arguments(params))
+        try:
+            fetched = cursor.fetchall()
+        finally:
+            cursor.close()
+        processors = compiled.results
+        if not any(processors):
+            return [tuple(row) for row in fetched]
+        return [tuple(value if process is None else process(value) for process, value in zip(processors, row)) for row in fetched]
+
+    def run(self, connection: Connection, params: Mapping[str, Any]) -> int:
+        """Run a statement that returns no rows; returns how many rows it changed."""
+        compiled = self._compile(connection.dialect, params)
+        cursor = _execute(connection, compiled.sql, compiled.arguments(params))
+        try:
+            return cursor.rowcount
+        finally:
+            cursor.close()
+
+    def _compile(self, dialect: Dialect, params: Mapping[str, Any]) -> _Compiled:
+        key = (dialect.name, tuple(params))
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._compiled[key] = _compile(self.statement, dialect, list(params))
+        return compiled
+
+
+def _compile(statement: Executable, dialect: Dialect, keys: list[str]) -> _Compiled:
+    compiled = statement.compile(dialect=dialect, column_keys=keys)  # type: ignore[attr-defined]
+    if compiled.literal_execute_params or compiled.post_compile_params or compiled.escaped_bind_names:
+        raise ValueError(f"its SQL is made anew for each execution, so it cannot be prepared: {compiled.string}")
+    names = tuple(compiled.positiontup) if compiled.positional else tuple(compiled.binds)
+    binds = tuple(compiled.binds[name] for name in names)
+    selected = getattr(statement, "selected_columns", None)
+    return _Compiled(
+        sql=compiled.string,
+        names=names,
+        positional=compiled.positional,
+        binds=tuple(bind.type.dialect_impl(dialect).bind_processor(dialect) for bind in binds),
+        defaults=tuple(bind.effective_value for bind in binds),
+        results=None if selected is None else tuple(
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in selected
+        ),
+    )
+
+
+def run_sql(connection: Connection, sql: str) -> None:
+    """Plain SQL without parameters or rows (a SAVEPOINT, say) on the driver's cursor."""
+    _execute(connection, sql, ()).close()
+
+
+def _execute(connection: Connection, sql: str, arguments: tuple[Any, ...] | dict[str, Any]) -> Any:
+    if not connection.in_transaction():  # begin as `Connection.execute` would (on SQLite, that takes the write lock)
+        connection.begin()
+    dbapi_connection = connection.connection
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(sql, arguments)
+    except connection.dialect.loaded_dbapi.Error as error:
+        lost = connection.dialect.is_disconnect(error, dbapi_connection, cursor)
+        cursor.close()
+        if lost:
+            connection.invalidate(error)
+        raise DBAPIError.instance(
+            sql, arguments, error, connection.dialect.loaded_dbapi.Error,
+            connection_invalidated=lost, dialect=connection.dialect,
+        ) from error
+    return cursor

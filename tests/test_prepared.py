@@ -1,0 +1,79 @@
+"""Statements run on the driver's cursor (`store.prepared`) give what
+SQLAlchemy's own execution gives, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from pbmserv.runtime import Runtime
+from pbmserv.service.context import as_utc
+from pbmserv.store.prepared import Prepared
+from pbmserv.store.records import BOARDS, MOVES, USERS
+
+
+QUERIES = {
+    "boards (JSON, datetimes, a null)": (
+        select(*BOARDS.c).where(BOARDS.c.game_type == bindparam("game_type")).order_by(BOARDS.c.board),
+        {"game_type": "toy"},
+    ),
+    "moves (booleans, a limit)": (
+        select(*MOVES.c).where(MOVES.c.board_id > bindparam("above")).order_by(MOVES.c.id.desc()).limit(bindparam("most")),
+        {"above": 0, "most": 5},
+    ),
+    "users, locked": (select(USERS.c.id, USERS.c.userid).order_by(USERS.c.userid).with_for_update(), {}),
+}
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=list(QUERIES))
+def test_rows_are_what_sqlalchemy_gives(toy_boards: Runtime, query: str) -> None:
+    statement, params = QUERIES[query]
+    with toy_boards.engine.begin() as connection:
+        expected = [tuple(row) for row in connection.execute(statement, params)]
+        assert expected, "the query finds something to compare"
+        assert Prepared(statement).rows(connection, params) == expected
+
+
+def test_a_write_changes_what_sqlalchemy_reads_and_says_how_many_rows(toy_boards: Runtime) -> None:
+    with toy_boards.engine.begin() as connection:
+        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        row = {"board_id": board_id, "number": 2, "seat": 1, "text": "c3", "secret": True, "auto": False,
+               "created_at": datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc), "comment": "\u00e9t\u00e9"}
+        assert Prepared(insert(MOVES)).run(connection, row) == 1
+        written = connection.execute(select(*(MOVES.c[name] for name in row)).where(MOVES.c.number == 2)).one()._asdict()
+        assert as_utc(written.pop("created_at")) == row.pop("created_at")
+        assert written == row
+
+
+def test_a_driver_error_is_sqlalchemys(toy_boards: Runtime) -> None:
+    """The worker tells database trouble from a bug by SQLAlchemy's exception classes."""
+    with toy_boards.engine.connect() as connection, connection.begin():
+        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        taken = {"board_id": board_id, "number": 1, "seat": 0, "text": "a1", "secret": False, "auto": False,
+                 "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
+        with pytest.raises(IntegrityError):
+            Prepared(insert(MOVES)).run(connection, taken)
+
+
+def test_a_statement_whose_sql_changes_per_execution_is_refused(toy_boards: Runtime) -> None:
+    statement = select(USERS.c.id).where(USERS.c.userid.in_(bindparam("userids", expanding=True)))
+    with toy_boards.engine.begin() as connection, pytest.raises(ValueError, match="cannot be prepared"):
+        Prepared(statement).rows(connection, {"userids": ["alice"]})
+
+
+def test_a_connection_without_a_transaction_begins_one_as_sqlalchemy_would(toy_boards: Runtime) -> None:
+    """Written in the transaction that SQLAlchemy began, so undone with it."""
+    with toy_boards.engine.connect() as connection:
+        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        connection.rollback()
+        assert not connection.in_transaction()
+        row = {"board_id": board_id, "number": 2, "seat": 1, "text": "c3", "secret": False, "auto": False,
+               "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
+        Prepared(insert(MOVES)).run(connection, row)
+        assert connection.in_transaction()
+        connection.rollback()
+    with toy_boards.engine.connect() as connection:
+        assert connection.scalar(select(MOVES.c.id).where(MOVES.c.board_id == board_id, MOVES.c.number == 2)) is None
