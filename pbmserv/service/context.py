@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import Connection, Executable, Result, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbmserv.config import Settings
@@ -16,6 +16,7 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, User
+from pbmserv.store.prepared import Prepared
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -33,10 +34,10 @@ def unknown_user(userid: str, hint: str = "") -> ServiceError:
 # built once: these run for every move
 _USER = select(User).where(User.userid == bindparam("userid"))
 _USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
-_ADDRESSES = (
-    select(_USERS.c.userid, _ADDRESS_ROWS.c.address)
-    .join(_ADDRESS_ROWS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
-    .where(_USERS.c.userid.in_(bindparam("userids", expanding=True)))
+_ADDRESSES = Prepared(
+    select(_ADDRESS_ROWS.c.address)
+    .join(_USERS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
+    .where(_USERS.c.userid == bindparam("userid"))
     .order_by(_ADDRESS_ROWS.c.position)
 )
 
@@ -122,16 +123,18 @@ class Context:
         assert user is not None, "an account found in this transaction is still there"
         return user
 
-    def read(self, statement: Executable, params: dict[str, Any]) -> Result[Any]:
-        """Run a Core query on the connection. Unlike an ORM query it does
+    def read(self, query: Prepared, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The rows of a query on the connection. Unlike an ORM query it does
         not flush what this command changed through the ORM session, so that
         is flushed first."""
         if "session" in self.__dict__:
             self.session.flush()
-        return self.connection.execute(statement, params)
+        return query.rows(self.connection, params)
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-        found: dict[str, list[str]] = {userid: [] for userid in userids}
-        for userid, address in self.read(_ADDRESSES, {"userids": list(found)}) if found else ():
-            found[userid].append(address)
-        return {userid: tuple(addresses) for userid, addresses in found.items()}
+        """Each user's addresses, in their order (one query a user: most
+        mails go to two, and an IN list could not be prepared)."""
+        return {
+            userid: tuple(address for (address,) in self.read(_ADDRESSES, {"userid": userid}))
+            for userid in dict.fromkeys(userids)
+        }

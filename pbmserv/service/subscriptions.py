@@ -4,17 +4,29 @@ every new board of a game type."""
 
 from __future__ import annotations
 
-from sqlalchemy import Row, bindparam, select
+from typing import NamedTuple
+
+from sqlalchemy import bindparam, select
 
 from pbmserv.service.context import Context
 from pbmserv.store.models import GamePolicy, Subscription, User
+from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import Account, BoardRecord
 
 FINAL_ONLY = "(final result only)"
 
+
+class Subscriber(NamedTuple):
+    """A subscriber of a board; `final_only`: only its final mail (`notify`)."""
+
+    user_id: int
+    userid: str
+    final_only: bool
+
+
 # built once: this runs for every move
 _SUBSCRIPTIONS, _USERS = Subscription.__table__, User.__table__
-_OF_BOARD = (
+_OF_BOARD = Prepared(
     select(_SUBSCRIPTIONS.c.user_id, _USERS.c.userid, _SUBSCRIPTIONS.c.final_only)
     .join(_USERS, _USERS.c.id == _SUBSCRIPTIONS.c.user_id)
     .where(_SUBSCRIPTIONS.c.board_id == bindparam("board_id"))
@@ -22,9 +34,9 @@ _OF_BOARD = (
 )
 
 
-def board_subscriptions(ctx: Context, board: BoardRecord) -> list[Row]:
-    """The board's subscribers as (user_id, userid, final_only), by userid."""
-    return list(ctx.read(_OF_BOARD, {"board_id": board.id}))
+def board_subscriptions(ctx: Context, board: BoardRecord) -> list[Subscriber]:
+    """The board's subscribers, by userid."""
+    return [Subscriber(*row) for row in ctx.read(_OF_BOARD, {"board_id": board.id})]
 
 
 def find_subscription(ctx: Context, board: BoardRecord, user: Account) -> Subscription | None:
@@ -33,12 +45,12 @@ def find_subscription(ctx: Context, board: BoardRecord, user: Account) -> Subscr
     )
 
 
-def watchers(board: BoardRecord, subscriptions: list[Row]) -> list[str]:
+def watchers(board: BoardRecord, subscriptions: list[Subscriber]) -> list[str]:
     """The subscribers who get this board mail: all of them once the game is over."""
     return [s.userid for s in subscriptions if not s.final_only or board.result is not None]
 
 
-def listed_names(subscriptions: list[Row]) -> tuple[str, ...]:
+def listed_names(subscriptions: list[Subscriber]) -> tuple[str, ...]:
     """The subscribers as a board mail lists them."""
     return tuple(f"{s.userid} {FINAL_ONLY}" if s.final_only else s.userid for s in subscriptions)
 
