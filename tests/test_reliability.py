@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.gamekit import IllegalMove
 from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.passwords import Passwords
+from pbmserv.service.passwords import FAILED_CHECKS_PER_ACCOUNT, FAILED_CHECKS_WINDOW, Passwords, TooManyFailures
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import body, make_mail, send, send_raw
@@ -264,14 +265,63 @@ def test_game_rules_errors_reach_the_player_in_their_words(toy_boards: Runtime) 
     assert "c3 is a light square: you play on dark squares." in body(message)
 
 
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+
+
 def test_remembered_password_checks_never_accept_a_wrong_or_changed_password() -> None:
     passwords = Passwords(Settings(password_time_cost=1, password_memory_kib=1024))
     stored = passwords.hash("right-one")
-    assert passwords.verify(stored, "right-one") and passwords.verify(stored, "right-one")
-    assert not passwords.verify(stored, "wrong-one")
+    assert passwords.verify(stored, "right-one", NOW) and passwords.verify(stored, "right-one", NOW)
+    assert not passwords.verify(stored, "wrong-one", NOW) and not passwords.verify(stored, "wrong-one", NOW)
     changed = passwords.hash("right-one")  # same password, new salt: a new stored hash
-    assert passwords.verify(changed, "right-one")
-    assert not passwords.verify(passwords.hash("new-one"), "right-one")
+    assert passwords.verify(changed, "right-one", NOW)
+    assert not passwords.verify(passwords.hash("new-one"), "right-one", NOW)
+
+
+class CountingHasher:
+    """The real hasher, counting the full checks it makes."""
+
+    def __init__(self, hasher: Any):
+        self.hasher, self.checks = hasher, 0
+
+    def verify(self, stored_hash: str, password: str) -> bool:
+        self.checks += 1
+        return self.hasher.verify(stored_hash, password)
+
+
+def test_a_flood_of_wrong_passwords_costs_few_full_checks_and_locks_no_known_player_out() -> None:
+    passwords = Passwords(Settings(password_time_cost=1, password_memory_kib=1024))
+    stored, elsewhere = passwords.hash("right-one"), passwords.hash("elsewhere")
+    hasher = passwords._hasher = CountingHasher(passwords._hasher)  # type: ignore[assignment]
+    assert passwords.verify(stored, "right-one", NOW)
+    for attempt in range(FAILED_CHECKS_PER_ACCOUNT):
+        assert not passwords.verify(stored, f"guess-{attempt}", NOW)
+        assert not passwords.verify(stored, f"guess-{attempt}", NOW), "the same wrong password again"
+    assert hasher.checks == 1 + FAILED_CHECKS_PER_ACCOUNT
+    later = NOW + timedelta(minutes=1)
+    for attempt in range(100):
+        with pytest.raises(TooManyFailures) as refused:
+            passwords.verify(stored, f"another-guess-{attempt}", later)
+    assert refused.value.until == NOW + FAILED_CHECKS_WINDOW
+    assert hasher.checks == 1 + FAILED_CHECKS_PER_ACCOUNT, "refused without a check"
+    assert passwords.verify(stored, "right-one", later), "a password checked before still passes"
+    assert not passwords.verify(elsewhere, "guess-0", later), "other accounts are checked as ever"
+    assert not passwords.verify(stored, "one-more-guess", NOW + FAILED_CHECKS_WINDOW), "checked again once the window moved on"
+
+
+def test_a_player_gets_a_clear_answer_when_their_account_is_guessed_at(toy_boards: Runtime) -> None:
+    for attempt in range(FAILED_CHECKS_PER_ACCOUNT):
+        [(_, message)] = send(toy_boards, "mallory@example.org", f"toy move 101 bob guess{attempt} a1")
+        assert "The password for 'bob' is wrong." in body(message)
+    [(_, message)] = send(toy_boards, "mallory@example.org", "toy move 101 bob guess9 a1")
+    text = " ".join(body(message).split())
+    assert "too many wrong passwords for 'bob' lately: no new password for 'bob' is checked until" in text
+    assert "How to do it right: send your mail again after that time" in text
+    [(_, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    assert "too many wrong passwords" in body(message), "bob's password was never checked by this process"
+    toy_boards.clock.advance(minutes=16)  # type: ignore[attr-defined]
+    replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    assert replies and all("Error" not in message["Subject"] for _, message in replies)
 
 
 def test_answers_to_one_sender_are_capped_per_hour_but_board_mails_are_not(runtime: Runtime) -> None:

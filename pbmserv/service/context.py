@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from pbmserv.config import Settings
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError
-from pbmserv.service.passwords import Passwords
+from pbmserv.service.passwords import Passwords, TooManyFailures
 from pbmserv.store import records
 from pbmserv.store.models import Address, User
 from pbmserv.store.prepared import Prepared
@@ -110,7 +110,15 @@ class Context:
         account = records.find_account(self.connection, userid.lower())
         if account is None:
             raise unknown_user(userid)
-        if not self.passwords.verify(account.password_hash, password):
+        try:
+            matches = self.passwords.verify(account.password_hash, password, self.now)
+        except TooManyFailures as refusal:
+            raise ServiceError(
+                f"There were too many wrong passwords for '{account.userid}' lately: no new password"
+                f" for '{account.userid}' is checked until {refusal.until:%Y-%m-%d %H:%M} UTC.",
+                "send your mail again after that time",
+            ) from refusal
+        if not matches:
             raise ServiceError(
                 f"The password for '{account.userid}' is wrong.",
                 "passwords are case-sensitive; 'change password userid old new' sets a new one",
