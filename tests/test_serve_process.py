@@ -94,13 +94,15 @@ class ServeProcess:
         return [box.get_bytes(key) for key in box.keys()]
 
 
-def wait_until(condition, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+def wait_until(condition, timeout: float = 30.0, *servers: ServeProcess) -> None:  # type: ignore[no-untyped-def]
+    """Poll `condition`; on a timeout, fail with the logs of `servers`, to tell a slow machine from a stuck server."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return
         time.sleep(0.1)
-    raise AssertionError("timed out")
+    logs = "".join(f"\n--- {server.log.name}:\n{server.log.read_text()}" for server in servers)
+    raise AssertionError(f"timed out after {timeout:g}s{logs}")
 
 
 def count(database_url: str, column, *where) -> int:  # type: ignore[no-untyped-def]
@@ -158,7 +160,7 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
         setup += [make_mail("alice@example.org", "toy challenge alice bob") for _ in range(boards)]
         for mail in setup:
             first.send(mail)
-        wait_until(lambda: count(database_url, Board.id) == boards)
+        wait_until(lambda: count(database_url, Board.id) == boards, 30.0, first, second)
         races = []
         for board in range(101, 101 + boards):
             same = make_mail("alice@example.org", f"toy move {board} alice secret1 b2")
@@ -171,7 +173,7 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
             list(pool.map(lambda job: job[0].send(job[1]), races))
         # every mail has its 250, but on SQLite it may still wait in the spool, not yet pending
         stored = len(setup) + 3 * boards
-        wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status != "pending") >= stored)
+        wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status != "pending") >= stored, 30.0, first, second)
     finally:
         try:
             first.stop()
