@@ -157,14 +157,18 @@ def split(scripts: list[list[tuple[str, bytes]]], sessions: int, per_board: slic
     return jobs
 
 
-def cpu_seconds(pid: int) -> dict[str, float]:
-    """CPU seconds used so far by `pbmserv serve` (SMTP intake) and by its
-    worker and delivery processes (spawned in that order)."""
-    ticks = os.sysconf("SC_CLK_TCK")
+def serve_processes(pid: int) -> list[tuple[str, int]]:
+    """`pbmserv serve` (SMTP intake) and its worker and delivery processes (spawned in that order)."""
     children = sorted(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
     spawned = [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    return [("intake", pid), *zip(("worker", "delivery"), spawned)]
+
+
+def cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds used so far by each process of `serve`."""
+    ticks = os.sysconf("SC_CLK_TCK")
     used = {}
-    for name, process in [("intake", pid), *zip(("worker", "delivery"), spawned)]:
+    for name, process in serve_processes(pid):
         fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
         used[name] = (int(fields[11]) + int(fields[12])) / ticks
     return used
@@ -172,10 +176,8 @@ def cpu_seconds(pid: int) -> dict[str, float]:
 
 def scheduling(pid: int) -> dict[str, tuple[float, float]]:
     """Seconds each process of `serve` has spent on a CPU and waiting for one, so far."""
-    children = sorted(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
-    spawned = [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
     found = {}
-    for name, process in [("intake", pid), *zip(("worker", "delivery"), spawned)]:
+    for name, process in serve_processes(pid):
         running, waiting = 0.0, 0.0
         for task in Path(f"/proc/{process}/task").iterdir():
             on_cpu, queued, _ = (task / "schedstat").read_text().split()

@@ -15,6 +15,13 @@ from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import BOARDS, MOVES, USERS
 
 
+def move_row(board_id: int, number: int, **changes: object) -> dict[str, object]:
+    """A row for `moves`: by default seat 1 playing c3, no secret, no comment."""
+    row = {"board_id": board_id, "number": number, "seat": 1, "text": "c3", "secret": False, "auto": False,
+           "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
+    return row | changes
+
+
 QUERIES = {
     "boards (JSON, datetimes, a null)": (
         select(*BOARDS.c).where(BOARDS.c.game_type == bindparam("game_type")).order_by(BOARDS.c.board),
@@ -40,8 +47,8 @@ def test_rows_are_what_sqlalchemy_gives(toy_boards: Runtime, query: str) -> None
 def test_a_write_changes_what_sqlalchemy_reads_and_says_how_many_rows(toy_boards: Runtime) -> None:
     with toy_boards.engine.begin() as connection:
         board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
-        row = {"board_id": board_id, "number": 2, "seat": 1, "text": "c3", "secret": True, "auto": False,
-               "created_at": datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc), "comment": "\u00e9t\u00e9"}
+        row = move_row(board_id, 2, secret=True, created_at=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc),
+                       comment="\u00e9t\u00e9")
         assert Prepared(insert(MOVES)).run(connection, row) == 1
         written = connection.execute(select(*(MOVES.c[name] for name in row)).where(MOVES.c.number == 2)).one()._asdict()
         assert as_utc(written.pop("created_at")) == row.pop("created_at")
@@ -52,8 +59,7 @@ def test_a_driver_error_is_sqlalchemys(toy_boards: Runtime) -> None:
     """The worker tells database trouble from a bug by SQLAlchemy's exception classes."""
     with toy_boards.engine.connect() as connection, connection.begin():
         board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
-        taken = {"board_id": board_id, "number": 1, "seat": 0, "text": "a1", "secret": False, "auto": False,
-                 "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
+        taken = move_row(board_id, 1, seat=0, text="a1")
         with pytest.raises(IntegrityError):
             Prepared(insert(MOVES)).run(connection, taken)
 
@@ -70,9 +76,7 @@ def test_a_connection_without_a_transaction_begins_one_as_sqlalchemy_would(toy_b
         board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
         connection.rollback()
         assert not connection.in_transaction()
-        row = {"board_id": board_id, "number": 2, "seat": 1, "text": "c3", "secret": False, "auto": False,
-               "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
-        Prepared(insert(MOVES)).run(connection, row)
+        Prepared(insert(MOVES)).run(connection, move_row(board_id, 2))
         assert connection.in_transaction()
         connection.rollback()
     with toy_boards.engine.connect() as connection:

@@ -101,17 +101,22 @@ def _sync_files(paths: list[str]) -> None:
     """What was written to these files (or directories) so far is on the
     disk: for several, one syncfs of their filesystem where the C library
     has it, else an fsync of each."""
-    whole_filesystem = _syncfs is not None and len(paths) > 1
-    for path in paths[:1] if whole_filesystem else paths:
+    sync = os.fsync
+    if _syncfs is not None and len(paths) > 1:
+        paths, sync = paths[:1], _sync_filesystem
+    for path in paths:
         descriptor = os.open(path, os.O_RDONLY)
         try:
-            if not whole_filesystem:
-                os.fsync(descriptor)
-            elif _syncfs(descriptor) != 0:
-                number = ctypes.get_errno()
-                raise OSError(number, os.strerror(number), path)
+            sync(descriptor)
         finally:
             os.close(descriptor)
+
+
+def _sync_filesystem(descriptor: int) -> None:
+    assert _syncfs is not None
+    if _syncfs(descriptor) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, os.strerror(number))
 
 
 @dataclass

@@ -64,19 +64,19 @@ _RECENT_ANSWERS = select(func.count(OUTBOX.c.id)).where(
 )
 
 
-def _store_new(dialect_insert: Callable[[Any], Any]) -> Any:
-    """Insert the mails whose dedup key is new, giving back (dedup key, id)
-    of each; a key that another process stored meanwhile is left out, not
+def _new_mails(dialect_insert: Callable[[Any], Any]) -> Any:
+    """Insert mails whose dedup key is new; a key already stored (by
+    another process meanwhile, or an earlier admission) is left out, not
     an error (which, on PostgreSQL, would also abort psycopg's pipeline)."""
-    return (
-        dialect_insert(INBOUND)
-        .on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
-        .returning(INBOUND.c.dedup_key, INBOUND.c.id)
-    )
+    return dialect_insert(INBOUND).on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
 
 
-_STORE = {"postgresql": _store_new(postgresql.insert), "sqlite": _store_new(sqlite.insert)}
-_ADMIT = sqlite.insert(INBOUND).on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
+#: by dialect, giving back (dedup key, id) of each mail stored
+_STORE = {
+    name: _new_mails(dialect_insert).returning(INBOUND.c.dedup_key, INBOUND.c.id)
+    for name, dialect_insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+}
+_ADMIT = _new_mails(sqlite.insert)
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
 Clock = Callable[[], datetime]

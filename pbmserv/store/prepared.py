@@ -20,7 +20,8 @@ IN, literal rendering) cannot be prepared; `Prepared` refuses them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,11 +61,8 @@ class Prepared:
         """The rows a query returns, each value as SQLAlchemy would give it."""
         compiled = self._compile(connection.dialect, params)
         assert compiled.results is not None, "not a query"
-        cursor = _execute(connection, compiled.sql, compiled.arguments(params))
-        try:
+        with _cursor(connection, compiled.sql, compiled.arguments(params)) as cursor:
             fetched = cursor.fetchall()
-        finally:
-            cursor.close()
         processors = compiled.results
         if not any(processors):
             return [tuple(row) for row in fetched]
@@ -73,11 +71,8 @@ class Prepared:
     def run(self, connection: Connection, params: Mapping[str, Any]) -> int:
         """Run a statement that returns no rows; returns how many rows it changed."""
         compiled = self._compile(connection.dialect, params)
-        cursor = _execute(connection, compiled.sql, compiled.arguments(params))
-        try:
+        with _cursor(connection, compiled.sql, compiled.arguments(params)) as cursor:
             return cursor.rowcount
-        finally:
-            cursor.close()
 
     def _compile(self, dialect: Dialect, params: Mapping[str, Any]) -> _Compiled:
         key = (dialect.name, tuple(params))
@@ -108,10 +103,13 @@ def _compile(statement: Executable, dialect: Dialect, keys: list[str]) -> _Compi
 
 def run_sql(connection: Connection, sql: str) -> None:
     """Plain SQL without parameters or rows (a SAVEPOINT, say) on the driver's cursor."""
-    _execute(connection, sql, ()).close()
+    with _cursor(connection, sql, ()):
+        pass
 
 
-def _execute(connection: Connection, sql: str, arguments: tuple[Any, ...] | dict[str, Any]) -> Any:
+@contextmanager
+def _cursor(connection: Connection, sql: str, arguments: tuple[Any, ...] | dict[str, Any]) -> Iterator[Any]:
+    """The driver's cursor once it has run `sql`, closed after the block."""
     if not connection.in_transaction():  # begin as `Connection.execute` would (on SQLite, that takes the write lock)
         connection.begin()
     dbapi_connection = connection.connection
@@ -127,4 +125,7 @@ def _execute(connection: Connection, sql: str, arguments: tuple[Any, ...] | dict
             sql, arguments, error, connection.dialect.loaded_dbapi.Error,
             connection_invalidated=lost, dialect=connection.dialect,
         ) from error
-    return cursor
+    try:
+        yield cursor
+    finally:
+        cursor.close()
