@@ -17,7 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbmserv.mail.inbound import html_to_text, message_text, parse_mail, read_message, strip_replies
+from pbmserv.mail.inbound import (
+    MOST_HEADERS,
+    MOST_LINES,
+    MOST_PARTS,
+    Unreadable,
+    html_to_text,
+    message_text,
+    parse_headers,
+    parse_mail,
+    read_message,
+    strip_replies,
+)
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.protocol import parse_request
 from pbmserv.protocol.commands import Move
@@ -168,12 +179,27 @@ def test_multipart_without_boundary_gives_empty_body() -> None:
     assert parsed.body == ""
 
 
-def test_deeply_nested_multiparts_do_not_crash() -> None:
-    depth = 300
+def nested(depth: int) -> bytes:
     body = b"".join(f'--b{i}\nContent-Type: multipart/mixed; boundary="b{i + 1}"\n\n'.encode() for i in range(depth))
     body += f"--b{depth}\nContent-Type: text/plain\n\ndeep\n".encode()
     body += b"".join(f"--b{i}--\n".encode() for i in reversed(range(depth + 1)))
-    assert parse_mail(mail("Subject: help", 'Content-Type: multipart/mixed; boundary="b0"', body=body)).body == "deep"
+    return mail("Subject: help", 'Content-Type: multipart/mixed; boundary="b0"', body=body)
+
+
+def test_nested_multiparts_are_read_up_to_the_part_bound() -> None:
+    assert parse_mail(nested(MOST_PARTS - 2)).body == "deep"
+    with pytest.raises(Unreadable, match=f"more than {MOST_PARTS} MIME parts"):
+        parse_mail(nested(MOST_PARTS))
+    assert parse_headers(nested(1000)).subject == "help", "the headers of an unreadable mail can still be read"
+
+
+def test_mails_beyond_the_line_and_header_bounds_are_unreadable() -> None:
+    with pytest.raises(Unreadable, match=f"more than the {MOST_LINES} the server reads"):
+        parse_mail(mail("Subject: multiple", body=b"help\r" * (MOST_LINES + 1)))
+    many_headers = [f"X-Junk-{n}: x" for n in range(MOST_HEADERS)]
+    with pytest.raises(Unreadable, match=f"more than {MOST_HEADERS} header lines"):
+        parse_mail(mail("Subject: help", *many_headers, body=b"hi\n"))
+    assert parse_mail(mail("Subject: help", *many_headers[:-5], body=b"hi\n")).body == "hi"
 
 
 # -- transfer encodings and charsets ------------------------------------------------

@@ -182,6 +182,71 @@ def inbound_list(ctx: click.Context, status: str | None, limit: int) -> None:
     _emit(ctx, rows, ["id", "received", "sender", "status", "error"])
 
 
+@inbound.command("show")
+@click.argument("row_id", type=int)
+@click.pass_context
+def inbound_show(ctx: click.Context, row_id: int) -> None:
+    """One received mail: its outcome and the copy that is kept of it
+    (with its passwords masked once it has been processed)."""
+    runtime = _runtime(ctx)
+    with runtime.sessions() as session:
+        mail = session.get(InboundMail, row_id)
+        if mail is None:
+            raise click.ClickException(f"no inbound mail {row_id}")
+        data = {
+            "id": mail.id, "received": mail.received_at.isoformat(), "sender": mail.envelope_sender,
+            "message_id": mail.message_id, "status": mail.status, "error": mail.error,
+            "processed": mail.processed_at.isoformat() if mail.processed_at else None,
+            "mail": mail.raw.decode("utf-8", "replace").replace("\r\n", "\n"),
+        }
+    if ctx.obj["json"]:
+        click.echo(json.dumps(data, indent=2))
+        return
+    for key in ("id", "received", "sender", "message_id", "status", "error", "processed"):
+        click.echo(f"{key + ':':<12} {data[key] if data[key] is not None else '-'}")
+    click.echo("")
+    click.echo(data["mail"], nl=False)
+
+
+@inbound.command("fail")
+@click.argument("row_ids", type=int, nargs=-1, required=True)
+@click.option("--reason", default="failed by the operator", show_default=True, help="Kept as the mail's error.")
+@click.pass_context
+def inbound_fail(ctx: click.Context, row_ids: tuple[int, ...], reason: str) -> None:
+    """Mark pending mails failed without processing or answering them
+    (e.g. a mail that holds up the queue); only a masked copy is kept."""
+    processor = _runtime(ctx).processor
+    _each(row_ids, lambda row_id: processor.fail(row_id, reason), "pending", "failed")
+
+
+@inbound.command("retry")
+@click.argument("row_ids", type=int, nargs=-1, required=True)
+@click.pass_context
+def inbound_retry(ctx: click.Context, row_ids: tuple[int, ...]) -> None:
+    """Make failed or dropped mails pending again, to be processed anew
+    from the copy that was kept (`serve` takes them up within a poll; else
+    run `pbmserv process`). Passwords masked in that copy no longer match:
+    such commands are refused as if mistyped."""
+    processor = _runtime(ctx).processor
+    _each(row_ids, processor.retry, ("failed", "dropped"), "pending again")
+
+
+def _each(row_ids: tuple[int, ...], change, allowed: str | tuple[str, ...], done: str) -> None:  # type: ignore[no-untyped-def]
+    """Apply `change` to each mail, saying what became of it; exit 1 if any could not be changed."""
+    allowed = (allowed,) if isinstance(allowed, str) else allowed
+    refused = 0
+    for row_id in row_ids:
+        before = change(row_id)
+        if before in allowed:
+            click.echo(f"inbound {row_id}: {done}")
+        else:
+            refused += 1
+            why = "no such mail" if not before else f"it is {before}, not {' or '.join(allowed)}"
+            click.echo(f"inbound {row_id}: not changed: {why}", err=True)
+    if refused:
+        raise SystemExit(1)
+
+
 @cli.group()
 def outbox() -> None:
     """Mail waiting to go out, sent, or given up."""

@@ -43,9 +43,13 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
         sys.exit(EX_TEMPFAIL)
     if duplicate:
         logging.getLogger("pbmserv").info("duplicate mail ignored")
-    runtime.processor.process_pending()
-    runtime.delivery.deliver_due()
-    runtime.close()
+    try:  # the mail is safe now: whatever happens here, the next run takes it up again
+        runtime.processor.process_pending()
+        runtime.delivery.deliver_due()
+    except Exception:
+        logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next run goes on")
+    finally:
+        runtime.close()
 
 
 @cli.command()

@@ -17,6 +17,7 @@ from email.errors import MessageError
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
+from email.policy import Compat32
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
@@ -32,12 +33,66 @@ class IncomingMail:
     headers: dict[str, str]
 
 
+#: the most a mail may hold for the server to read it. The stdlib parser
+#: recurses once per nested part, so 1,000 nested parts overflow Python's
+#: stack; at most MOST_PARTS parts bound that depth too. Real mail has a few
+#: parts and a few dozen headers; the line bound keeps a 256 KB mail of
+#: empty lines from costing more than an ordinary one.
+MOST_PARTS = 100
+MOST_HEADERS = 1_000
+MOST_LINES = 20_000
+
+
+class Unreadable(Exception):
+    """A mail the server will not read; `reason` says why, in words for its sender."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Counts:
+    """Counts parts and headers as the parser makes them, and stops it at the bounds."""
+
+    def __init__(self) -> None:
+        self.parts = self.headers = 0
+
+    def new_part(self, policy: Compat32) -> Message:
+        self.parts += 1
+        if self.parts > MOST_PARTS:
+            raise Unreadable(f"it has more than {MOST_PARTS} MIME parts")
+        return Message(policy=policy)
+
+    def header(self) -> None:
+        self.headers += 1
+        if self.headers > MOST_HEADERS:
+            raise Unreadable(f"it has more than {MOST_HEADERS} header lines")
+
+
+class _CountingPolicy(Compat32):
+    counts: _Counts | None = None
+
+    def header_source_parse(self, sourcelines: list[str]) -> tuple[str, str]:
+        assert self.counts is not None
+        self.counts.header()
+        return super().header_source_parse(sourcelines)
+
+
+def _bounded_policy() -> _CountingPolicy:
+    counts = _Counts()
+    return _CountingPolicy(counts=counts, message_factory=counts.new_part)
+
+
 def read_message(raw: bytes) -> Message:
-    """The parsed mail. The compat32 policy keeps header values as the raw
-    text, which `header_text` decodes only for the few headers we read: the
-    header objects of `policy.default` cost more than all the rest of a
-    move's mail handling together."""
-    return BytesParser(policy=policy.compat32).parsebytes(raw)
+    """The parsed mail; raises Unreadable beyond the bounds above. The
+    compat32 policy keeps header values as the raw text, which
+    `header_text` decodes only for the few headers we read: the header
+    objects of `policy.default` cost more than all the rest of a move's
+    mail handling together."""
+    lines = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n")
+    if lines > MOST_LINES:
+        raise Unreadable(f"it has {lines} lines, more than the {MOST_LINES} the server reads")
+    return BytesParser(policy=_bounded_policy()).parsebytes(raw)
 
 
 #: the headers the server looks at (loop protection, the masked copy it keeps)
@@ -55,9 +110,21 @@ def read_identity(raw: bytes) -> tuple[str, str]:
 
 
 def parse_mail(raw: bytes) -> IncomingMail:
+    """The mail's sender, Subject and text; raises Unreadable for a mail
+    beyond the bounds (`parse_headers` then still gives its headers)."""
     message = read_message(raw)
-    headers = raw_headers(message)
     text = message_text(message)
+    return _incoming(raw_headers(message), text)
+
+
+def parse_headers(raw: bytes) -> IncomingMail:
+    """The mail's top-level headers only, its text left empty: what can be
+    read of a mail that is Unreadable, to answer it (or see that it must
+    not be answered). Raises Unreadable for more header lines than the bound."""
+    return _incoming(raw_headers(BytesHeaderParser(policy=_bounded_policy()).parsebytes(raw)), "")
+
+
+def _incoming(headers: RawHeaders, text: str) -> IncomingMail:
     return IncomingMail(
         sender=reply_address(headers),
         subject=header_text(headers, "Subject"),

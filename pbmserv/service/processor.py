@@ -9,7 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import IncomingMail, parse_mail, read_identity
+from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers, parse_mail, read_identity
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
 from pbmserv.protocol import ParseError, Request, parse_request, probable_passwords
@@ -46,9 +46,17 @@ _PENDING = (
     .with_for_update()
 )
 _PENDING_ONE = (
-    select(INBOUND.c.id, INBOUND.c.raw)
+    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender)
     .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
     .with_for_update()
+)
+_BY_ID = select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender, INBOUND.c.status).where(
+    INBOUND.c.id == bindparam("row_id")
+).with_for_update()
+_AGAIN = (
+    update(INBOUND)
+    .where(INBOUND.c.id == bindparam("row_id"), INBOUND.c.status.in_(("failed", "dropped")))
+    .values(status="pending", error="", processed_at=None)
 )
 _MARK = (
     update(INBOUND)
@@ -239,6 +247,44 @@ class Processor:
         as its processing begins. With `hand_over`, the replies are written
         claimed (`delivery`), and after the commit `hand_over` gets the ids
         of the inbound mails they answer, to send them at once."""
+        try:
+            return self._process_batch(most, seconds, on_mail, hand_over)
+        except (OperationalError, InterfaceError):  # the database: the batch is tried again later
+            raise
+        except Exception:
+            log.exception("a batch of inbound mail failed; its mails are processed one at a time")
+        return self._process_oldest_alone(on_mail, hand_over)
+
+    def _process_oldest_alone(
+        self, on_mail: Callable[[str], None] | None, hand_over: Callable[[list[int]], None] | None,
+    ) -> tuple[int, bool]:
+        """After a batch failed for a reason other than the database (a bug
+        that each mail's own handling did not catch): the oldest pending
+        mail in a batch of its own, and if that fails too, the mail is given
+        up. Without this, such a mail would be tried again and again and no
+        mail after it would ever be processed."""
+        taken: list[str] = []
+
+        def note(key: str) -> None:
+            taken.append(key)
+            if on_mail is not None:
+                on_mail(key)
+
+        try:
+            return self._process_batch(1, 0.0, note, hand_over)
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception as error:
+            if not taken:
+                raise
+            log.exception("the inbound mail with dedup key %s fails on its own too; giving it up", taken[0])
+            self.give_up(taken[0], f"could not be processed: {type(error).__name__}: {error}")
+            return 1, True
+
+    def _process_batch(
+        self, most: int, seconds: float, on_mail: Callable[[str], None] | None,
+        hand_over: Callable[[list[int]], None] | None,
+    ) -> tuple[int, bool]:
         deadline = time.monotonic() + seconds
         with self.engine.begin() as connection:
             admitted = self._admit(connection)
@@ -284,60 +330,98 @@ class Processor:
         A mail of one command (nearly all of them) runs it in the mail's own
         savepoint, several commands each get a savepoint of their own: a
         command refused with a ServiceError changes nothing and is answered
-        with an error mail. A bug (any other exception) rolls back the whole
-        mail, which is marked failed and answered with an apology; a lost or
-        unusable database connection rolls back the batch, to be tried again."""
+        with an error mail. A mail that cannot be read (`Unreadable`) or a
+        bug (any other exception, at any step) leaves nothing done: the mail
+        is marked failed, its copy masked, and answered once if it may be; a
+        lost or unusable database connection rolls back the batch, to be
+        tried again."""
         now = self.clock()
-        mail = parse_mail(row.raw)
-        secrets: tuple[str, ...] = ()
-        masked: bytes | None = None
-        status, problem = "done", ""
+        mail: IncomingMail | None = None
+        request: Request | None = None
+        status, problem, composed = "done", "", []
         try:
+            mail = parse_mail(row.raw)
             reason = no_reply_reason(mail, row.envelope_sender)
             if reason is not None:
                 log.info("inbound %s dropped: %s", row.id, reason)
-                replies, status, problem = [], "dropped", reason
+                status, problem = "dropped", reason
             else:
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
-                secrets = passwords_in(request)
-                masked = masked_copy(mail, secrets)
-                alone = len(request.lines) == 1
-                with savepoint(connection, "mail"):
-                    replies = [
-                        reply for line in request.lines
-                        for reply in self._run_line(connection, mail, line, request.comment, now, secrets, alone)
-                    ]
+                composed = self._run_request(connection, row.id, mail, request, now)
         except (OperationalError, InterfaceError):  # the database, not the mail: try the batch again later
             raise
-        except ServiceError as error:  # the only command was refused
-            replies = [self._error_reply(mail, request.lines[0], error, secrets)]
+        except Unreadable as error:
+            log.warning("inbound %s unreadable: %s", row.id, error.reason)
+            self._fail(output, row, f"unreadable: {error.reason}", now, unreadable_reply(error))
+            return
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
-            status, problem = "failed", f"{type(error).__name__}: {error}"
-            replies = [apology(mail, secrets)]
+            self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
+            return
+        secrets = passwords_in(request) if request is not None else ()
+        self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=masked_copy(mail, secrets))
+
+    def _run_request(
+        self, connection: Connection, row_id: int, mail: IncomingMail, request: Request, now: datetime,
+    ) -> list[tuple[str, list[dict[str, object]]]]:
+        """Run the mail's commands and compose their replies, all in the
+        mail's savepoint (a bug in either undoes the commands); a refusal of
+        the mail's only command is answered with its error mail."""
+        secrets = passwords_in(request)
+        alone = len(request.lines) == 1
         try:
-            self._finish(connection, output, row.id, mail, replies, now, status=status, error=problem, masked=masked)
-        except (OperationalError, InterfaceError):
-            raise
-        except Exception as error:  # not even the answer could be made: the mail must not block the queue
-            log.exception("inbound %s could not be answered", row.id)
-            self._finish(connection, output, row.id, mail, [], now, status="failed", error=f"{type(error).__name__}: {error}")
+            with savepoint(connection, "mail"):
+                replies = [
+                    reply for line in request.lines
+                    for reply in self._run_line(connection, mail, line, request.comment, now, secrets, alone)
+                ]
+                return self._compose(row_id, mail, replies, now)
+        except ServiceError as error:  # the only command was refused
+            return self._compose(row_id, mail, [self._error_reply(mail, request.lines[0], error, secrets)], now)
+
+    def _compose(
+        self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+    ) -> list[tuple[str, list[dict[str, object]]]]:
+        """Each reply's kind and its outbox rows."""
+        return [(reply.kind, self._outbox_rows(row_id, mail, reply, now)) for reply in replies]
+
+    def _fail(
+        self, output: BatchOutput, row: Row, reason: str, now: datetime,
+        answer: Callable[[IncomingMail, tuple[str, ...]], Reply] | None,
+        mail: IncomingMail | None = None, request: Request | None = None,
+    ) -> None:
+        """Mark the mail failed with `reason`, keep only a masked copy of
+        it, and send `answer` (if any) to its sender if it may be answered.
+        Whatever could not be read of the mail before is read here as far as
+        it can be; nothing in here raises for what the mail holds."""
+        if mail is None:
+            mail = read_headers(row.raw)
+        composed: list[tuple[str, list[dict[str, object]]]] = []
+        if mail is not None and answer is not None and no_reply_reason(mail, row.envelope_sender) is None:
+            secrets = passwords_in(request) if request is not None else probable_passwords(mail.subject)
+            try:
+                composed = self._compose(row.id, mail, [answer(mail, secrets)], now)
+            except Exception:
+                log.exception("inbound %s: the answer to a failed mail could not be made", row.id)
+        sender = mail.sender if mail is not None else ""
+        self._finish(output, row.id, sender, composed, now, status="failed", error=reason, masked=failed_copy(mail, request))
 
     def _finish(
-        self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, replies: list[Reply],
+        self, output: BatchOutput, row_id: int, sender: str, composed: list[tuple[str, list[dict[str, object]]]],
         now: datetime, *, status: str = "done", error: str = "", masked: bytes | None = None,
     ) -> None:
         """The replies for the outbox (answers and errors within the
         sender's hourly caps) and the mail's outcome."""
         rows, held_back = [], 0
-        for reply in replies:
-            if reply.kind != "board" and self._over_cap(output, mail.sender, reply.kind, now):
+        for kind, reply_rows in composed:
+            if kind != "board" and self._over_cap(output, sender, kind, now):
                 held_back += 1
                 continue
-            rows += self._outbox_rows(row_id, mail, reply, now)
+            rows += reply_rows
         if held_back:
-            error = f"{held_back} answer(s) not sent: {mail.sender} reached the hourly reply cap"
-            log.warning("inbound %s: %s", row_id, error)
+            capped = f"{held_back} answer(s) not sent: {sender} reached the hourly reply cap"
+            log.warning("inbound %s: %s", row_id, capped)
+            error = f"{error}; {capped}" if error else capped
         outcome: dict[str, object] = {"row_id": row_id, "status": status, "error": error}
         if masked is not None:
             outcome["raw"] = masked
@@ -348,24 +432,55 @@ class Processor:
         processing it, with the apology a failed mail gets (`serve` does
         this to the mail its worker was stuck on); False if it is no longer
         pending. A worker killed while stuck took the admission of spooled
-        mail back with its transaction, so they are admitted here first."""
+        mail back with its transaction, so they are admitted here first.
+        Should even the apology fail to be written, the mail is marked
+        failed without one: only a database outage leaves it pending."""
+        try:
+            return self._give_up(key, reason, apology)
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception:
+            log.exception("the inbound mail with dedup key %s could not be given up with an apology", key)
+            return self._give_up(key, reason, None)
+
+    def _give_up(self, key: str, reason: str, answer: Callable[[IncomingMail, tuple[str, ...]], Reply] | None) -> bool:
         now = self.clock()
         with self.engine.begin() as connection:
             admitted = self._admit(connection)
             row = connection.execute(_PENDING_ONE, {"dedup_key": key}).first()
             if row is None:
                 return False
-            mail = parse_mail(row.raw)
-            secrets = passwords_in(parse_request(mail.subject, mail.body, self.catalog.names()))
             output = BatchOutput(connection, self.clock)
-            self._finish(
-                connection, output, row.id, mail, [apology(mail, secrets)], now,
-                status="failed", error=reason, masked=masked_copy(mail, secrets),
-            )
+            self._fail(output, row, reason, now, answer, *_readable(row.raw, self.catalog))
             output.write()
         self._forget(admitted)
         log.error("inbound %s given up: %s", row.id, reason)
         return True
+
+    def fail(self, row_id: int, reason: str) -> str:
+        """An operator's decision: the pending mail is marked failed with
+        `reason`, unprocessed and unanswered, and only its masked copy is
+        kept. Returns the mail's status before (or "" if there is none)."""
+        now = self.clock()
+        with self.engine.begin() as connection:
+            row = connection.execute(_BY_ID, {"row_id": row_id}).first()
+            if row is None or row.status != "pending":
+                return row.status if row is not None else ""
+            output = BatchOutput(connection, self.clock)
+            self._fail(output, row, reason, now, None, *_readable(row.raw, self.catalog))
+            output.write()
+        log.warning("inbound %s failed by the operator: %s", row_id, reason)
+        return "pending"
+
+    def retry(self, row_id: int) -> str:
+        """An operator's decision: a failed or dropped mail is made pending,
+        to be processed again from its stored copy. Returns its status
+        before (or "" if there is none)."""
+        with self.engine.begin() as connection:
+            row = connection.execute(_BY_ID, {"row_id": row_id}).first()
+            if row is not None:
+                connection.execute(_AGAIN, {"row_id": row_id})
+        return row.status if row is not None else ""
 
     def run_timers(self) -> list[str]:
         """One pass of vacations that ran out, reminders and forfeits;
@@ -490,6 +605,52 @@ def passwords_in(request: Request) -> tuple[str, ...]:
     return tuple(secret for line in request.lines for secret in probable_passwords(line.text))
 
 
+def read_headers(raw: bytes) -> IncomingMail | None:
+    """What can be read of a mail that could not be read whole: its
+    headers, or None if not even they can be."""
+    try:
+        return parse_headers(raw)
+    except Exception:
+        log.exception("a mail's headers could not be read")
+        return None
+
+
+def _readable(raw: bytes, catalog: Catalog) -> tuple[IncomingMail | None, Request | None]:
+    """The mail and its commands as far as they can be read (for a mail given up unprocessed)."""
+    try:
+        mail = parse_mail(raw)
+    except Exception:
+        return None, None
+    try:
+        return mail, parse_request(mail.subject, mail.body, catalog.names())
+    except Exception:
+        return mail, None
+
+
+def unreadable_reply(error: Unreadable) -> Callable[[IncomingMail, tuple[str, ...]], Reply]:
+    def answer(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
+        return Reply((mail.sender,), "pbmserv Error", (
+            wrap(f"The server could not read your mail: {error.reason}. Nothing in it was carried out.", hang="")
+            + "\n" + wrap(
+                "How to do it right: send your command as a plain text mail, the command in the Subject "
+                "line (or 'multiple' there and one command on each line of the body), without attachments."
+            ) + "\n\n" + quote(mail, secrets)
+        ), "error")
+    return answer
+
+
+def failed_copy(mail: IncomingMail | None, request: Request | None) -> bytes:
+    """What is kept of a failed mail: its masked copy. Where its commands
+    could not be read, nothing tells where its passwords stand, so only its
+    headers are kept (the Subject masked where a password would stand)."""
+    if mail is None:
+        return message_bytes([("X-Pbmserv-Masked", "not kept: the mail could not be read")], "")
+    if request is not None:
+        return masked_copy(mail, passwords_in(request), always=True)
+    headers_only = replace(mail, text="", body="")
+    return masked_copy(headers_only, probable_passwords(mail.subject), always=True, note="its text was not kept")
+
+
 def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
     """The answer to a mail the server failed on: nothing in it was done."""
     return Reply((mail.sender,), "pbmserv Error", (
@@ -510,16 +671,21 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
     return "Your mail:\n" + "\n".join(f"> {mask(line, secrets)}".rstrip() for line in lines)
 
 
-def masked_copy(mail: IncomingMail, secrets: tuple[str, ...]) -> bytes | None:
+def masked_copy(
+    mail: IncomingMail, secrets: tuple[str, ...], *, always: bool = False, note: str = "",
+) -> bytes | None:
     """What is kept of a processed mail that carried passwords: its headers
     that matter and its text, with every password replaced by a mask; None
-    for a mail without any (it is kept as it came)."""
-    if not secrets:
+    for a mail without any (it is kept as it came), unless `always`."""
+    if not secrets and not always:
         return None
     headers = [
         (name, mail.headers[name.lower()])
         for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References")
         if mail.headers.get(name.lower())
     ]
-    headers += [("Subject", mask(mail.subject, secrets)), ("X-Pbmserv-Masked", "passwords removed after processing")]
+    headers += [
+        ("Subject", mask(mail.subject, secrets)),
+        ("X-Pbmserv-Masked", "passwords removed after processing" + (f"; {note}" if note else "")),
+    ]
     return message_bytes(headers, mask(mail.text, secrets) + "\n")

@@ -1,0 +1,116 @@
+"""Hostile mail (issue 16): no single mail may stop the server, corrupt
+its data, or make it mail without bound. One test (or a few) per finding;
+each failed on 16cc280."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from pbmserv.config import load_settings
+from pbmserv.runtime import Runtime
+from pbmserv.service.processor import Processor
+from pbmserv.service.context import Reply
+from pbmserv.store.models import InboundMail
+from tests.mailtools import body, make_mail, send, send_raw
+from tests.test_cli import BIN, admin, env_for
+
+
+def nested_multipart(depth: int) -> bytes:
+    head = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n' for i in range(depth))
+    tail = "".join(f"\r\n--b{i}--\r\n" for i in reversed(range(depth)))
+    return (
+        "From: mallory@example.net\r\nSubject: help\r\nMessage-ID: <nest@example.net>\r\nMIME-Version: 1.0\r\n"
+        + head + "Content-Type: text/plain\r\n\r\nhello\r\n" + tail
+    ).encode()
+
+
+def nested_rfc822(depth: int) -> bytes:
+    return (
+        "From: mallory@example.net\r\nSubject: help\r\nMessage-ID: <nest822@example.net>\r\n"
+        + "Content-Type: message/rfc822\r\n\r\n" * depth + "Subject: x\r\n\r\nhello\r\n"
+    ).encode()
+
+
+def statuses(runtime: Runtime) -> list[tuple[str, str]]:
+    with runtime.sessions() as session:
+        return [(m.status, m.error) for m in session.scalars(select(InboundMail).order_by(InboundMail.id))]
+
+
+# -- C1: one mail must not stop processing ------------------------------------------
+@pytest.mark.parametrize("hostile", [nested_multipart(1000), nested_rfc822(1000)], ids=["multipart", "rfc822"])
+def test_a_deeply_nested_mail_is_failed_and_answered_once_and_the_queue_goes_on(runtime: Runtime, hostile: bytes) -> None:
+    replies = send_raw(runtime, hostile)
+    [(recipient, message)] = replies
+    assert recipient == "mallory@example.net"
+    text = body(message)
+    assert "could not read your mail: it has more than 100 MIME parts" in text
+    assert "plain text mail" in text
+    [(status, error)] = statuses(runtime)
+    assert status == "failed" and error.startswith("unreadable:")
+
+    [(_, answer)] = send(runtime, "alice@example.org", "help")
+    assert "signup" in body(answer)
+    assert [status for status, _ in statuses(runtime)] == ["failed", "done"]
+
+
+def test_giving_up_an_unreadable_mail_marks_it_failed(runtime: Runtime) -> None:
+    """`serve`'s watchdog gives up the mail its worker is stuck on; that
+    must work for any mail, whatever it holds."""
+    row_id, _ = runtime.processor.store(nested_multipart(1000))
+    with runtime.sessions() as session:
+        key = session.get(InboundMail, row_id).dedup_key
+    assert runtime.processor.give_up(key, "not processed within 300s: given up")
+    with runtime.sessions() as session:
+        mail = session.get(InboundMail, row_id)
+        assert (mail.status, mail.error) == ("failed", "not processed within 300s: given up")
+        assert b"hello" not in mail.raw, "only the headers of an unreadable mail are kept"
+
+
+class RowBreakingProcessor(Processor):
+    """A bug that escapes a mail's own failure handling: the replies to a
+    mail whose Subject is 'boom' are outbox rows the database refuses,
+    which fails the batch they are written in."""
+
+    def _outbox_rows(self, row_id, mail, reply: Reply, now):  # type: ignore[no-untyped-def]
+        rows = super()._outbox_rows(row_id, mail, reply, now)
+        if mail is not None and mail.subject == "boom":
+            for row in rows:
+                row["inbound_id"] = -1
+        return rows
+
+
+def test_a_mail_that_breaks_its_batch_is_given_up_and_the_mails_around_it_are_processed(runtime: Runtime) -> None:
+    runtime.processor.__class__ = RowBreakingProcessor
+    for sender, subject in [("a@example.org", "help"), ("b@example.org", "boom"), ("c@example.org", "list")]:
+        runtime.processor.store(make_mail(sender, subject))
+    runtime.processor.process_pending()
+    runtime.delivery.deliver_due()
+    outcomes = statuses(runtime)
+    assert [status for status, _ in outcomes] == ["done", "failed", "done"]
+    assert "could not be processed: IntegrityError" in outcomes[1][1]
+
+
+# -- C1: operators can drop and retry a mail -------------------------------------------
+def test_an_operator_fails_a_pending_mail_and_retries_it(tmp_path: Path) -> None:
+    runtime = Runtime(load_settings(environ=env_for(tmp_path)))
+    runtime.upgrade_schema()
+    row_id, _ = runtime.processor.store(make_mail("alice@example.org", "signup alice secret1"))
+    runtime.close()
+
+    assert admin(tmp_path, "inbound", "fail", str(row_id), "--reason", "held up the queue") == f"inbound {row_id}: failed\n"
+    shown = admin(tmp_path, "inbound", "show", str(row_id))
+    assert "status:      failed" in shown and "held up the queue" in shown
+    assert "secret1" not in shown and "signup alice ********" in shown
+
+    assert admin(tmp_path, "inbound", "retry", str(row_id)) == f"inbound {row_id}: pending again\n"
+    result = subprocess.run(
+        [BIN / "pbmserv-admin", "inbound", "retry", str(row_id), "99999"], env=env_for(tmp_path), cwd=tmp_path,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert f"inbound {row_id}: not changed: it is pending, not failed or dropped" in result.stderr
+    assert "inbound 99999: not changed: no such mail" in result.stderr
