@@ -12,11 +12,13 @@ from sqlalchemy import select
 
 from pbmserv.config import load_settings
 from pbmserv.runtime import Runtime
-from pbmserv.service.processor import Processor
+from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Reply
-from pbmserv.store.models import InboundMail
+from pbmserv.service.processor import Processor
+from pbmserv.store.models import InboundMail, User
 from tests.mailtools import body, make_mail, send, send_raw
 from tests.test_cli import BIN, admin, env_for
+from tests.test_reliability import CrashingToy
 
 
 def nested_multipart(depth: int) -> bytes:
@@ -114,3 +116,46 @@ def test_an_operator_fails_a_pending_mail_and_retries_it(tmp_path: Path) -> None
     assert result.returncode == 1
     assert f"inbound {row_id}: not changed: it is pending, not failed or dropped" in result.stderr
     assert "inbound 99999: not changed: no such mail" in result.stderr
+
+
+# -- M3: change address, and the cause of a failure ----------------------------------
+def test_change_address_keeps_an_address_and_adds_another(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    replies = send(runtime, "alice@example.org", "change address alice secret1 alice@example.org alice@home.example")
+    assert "pbmserv change address alice" in [str(message["Subject"]) for _, message in replies]
+    with runtime.sessions() as session:
+        alice = session.scalars(select(User).where(User.userid == "alice")).one()
+        assert [a.address for a in alice.addresses] == ["alice@example.org", "alice@home.example"]
+
+
+def test_the_cause_of_a_failure_is_kept_when_its_apology_is_held_back(runtime: Runtime) -> None:
+    runtime.processor.catalog = Catalog([CrashingToy()])
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "alice@example.org", "toy challenge alice bob")
+    send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
+    for _ in range(runtime.settings.error_replies_per_hour):
+        send(runtime, "bob@example.org", "toy fly")
+    assert send(runtime, "bob@example.org", "toy move 101 bob secret2 a1") == []
+    status, error = statuses(runtime)[-1]
+    assert status == "failed"
+    assert error.startswith("RuntimeError: a bug in the game; 1 answer(s) not sent"), error
+
+
+# -- L: addresses, and a forged sender -------------------------------------------------------
+@pytest.mark.parametrize("address", ["victim@x,other", "bcc:victim@x", "a(c)@x", '"a b"@x', "victim@-x.org", "v@[1.2.3.4]"])
+def test_an_account_takes_only_mailboxes(runtime: Runtime, address: str) -> None:
+    [(recipient, message)] = send(runtime, "mallory@example.net", f"signup mallory secret1 {address}")
+    assert recipient == "mallory@example.net"
+    assert "is not a mail address like alice@example.org" in body(message)
+    with runtime.sessions() as session:
+        assert session.scalars(select(User)).all() == []
+
+
+def test_a_forged_sender_cannot_lift_a_players_reject(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    send(runtime, "bob@example.org", "toy reject bob secret2")
+    [(recipient, message)] = send(runtime, "bob@example.org", "toy challenge bob alice")
+    assert (recipient, str(message["Subject"])) == ("bob@example.org", "Toy Error")
+    assert "bob does not accept Toy challenges" in body(message)

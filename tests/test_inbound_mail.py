@@ -193,6 +193,11 @@ def test_nested_multiparts_are_read_up_to_the_part_bound() -> None:
     assert parse_headers(nested(1000)).subject == "help", "the headers of an unreadable mail can still be read"
 
 
+def test_the_reply_address_is_read_from_the_unfolded_header() -> None:
+    raw = mail('Reply-To: "Mallory\r\n Example" <victim@example.org>, other@example.org', "Subject: help", body=b"hi\n")
+    assert parse_mail(raw).sender == "victim@example.org"
+
+
 def test_mails_beyond_the_line_and_header_bounds_are_unreadable() -> None:
     with pytest.raises(Unreadable, match=f"more than the {MOST_LINES} the server reads"):
         parse_mail(mail("Subject: multiple", body=b"help\r" * (MOST_LINES + 1)))

@@ -21,6 +21,8 @@ from email.policy import Compat32
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
+from pbmserv.protocol.mailbox import mailbox
+
 
 @dataclass(frozen=True)
 class IncomingMail:
@@ -141,9 +143,6 @@ def _incoming(headers: RawHeaders, text: str) -> IncomingMail:
 # What the email package may raise while parsing a malformed header value.
 _HEADER_ERRORS = (MessageError, LookupError, ValueError, TypeError, IndexError, AttributeError)
 
-_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+")
-
-
 RawHeaders = dict[str, list[str]]
 
 
@@ -157,13 +156,20 @@ def raw_headers(message: Message) -> RawHeaders:
 
 
 def reply_address(headers: RawHeaders) -> str:
-    """Where replies go: the first usable Reply-To address, else From's; "" if none."""
+    """Where replies go: the first Reply-To address that is a mailbox, else
+    From's; "" if there is none."""
     for name in ("reply-to", "from"):
-        for value in map(_decoded, headers.get(name, ())):
-            for _, address in getaddresses([value]):
-                if _ADDRESS.fullmatch(address.strip()):
-                    return address.strip().lower()
+        for value in headers.get(name, ()):
+            for _, address in getaddresses([_unfolded(_decoded(value))]):
+                usable = mailbox(address.strip())
+                if usable is not None:
+                    return usable
     return ""
+
+
+def _unfolded(value: str) -> str:
+    """A header value on one line (RFC 5322 unfolding)."""
+    return re.sub(r"\r?\n(?=[ \t])", "", value)
 
 
 def header_text(headers: RawHeaders, name: str) -> str:

@@ -56,6 +56,7 @@ from pbmserv.protocol.errors import (
     ParseError,
     UnknownCommand,
 )
+from pbmserv.protocol.mailbox import mailbox
 
 #: the syntax of every global command, as help and error mails show it
 GLOBAL_SYNTAX = {
@@ -544,8 +545,7 @@ def _board(word: str, syntax: str, game: str) -> int:
 
 
 def _address(word: str, syntax: str) -> str:
-    address = word.strip("<>,;").lower()
-    local, _, domain = address.partition("@")
-    if not local or not domain or "@" in domain or any(c.isspace() for c in address):
+    address = mailbox(word.rstrip(",;").removeprefix("<").removesuffix(">"))
+    if address is None:
         raise BadArgument(f"'{word}' is not a mail address like alice@example.org.", syntax)
     return address

@@ -21,9 +21,13 @@ def _check_password(password: str, usage: str) -> None:
 
 
 def _set_addresses(user: User, addresses: tuple[str, ...]) -> None:
-    user.addresses.clear()
-    for position, address in enumerate(dict.fromkeys(addresses)):
-        user.addresses.append(Address(address=address, position=position))
+    """The account's addresses become `addresses`, in that order; an
+    address it had already keeps its row (a new row for it would meet the
+    old one in the unique constraint before the old one is deleted)."""
+    kept = {address.address: address for address in user.addresses}
+    user.addresses[:] = [kept.get(address) or Address(address=address) for address in dict.fromkeys(addresses)]
+    for position, address in enumerate(user.addresses):
+        address.position = position
 
 
 def _account_text(user: User) -> str:

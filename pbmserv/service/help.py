@@ -34,7 +34,7 @@ COMMAND_HELP = {
     "notify": "Sends you only the final mail of a board (the result) and nothing before it. 'notify' on a board you subscribe to stops the other mails.",
     "chat": "Sends the body of your mail to the players and subscribers of a board; you get a copy. Only its players and subscribers may chat on a board.",
     "accept": "Accepts challenges to this game again (the default).",
-    "reject": "Refuses every challenge to this game that others send; a challenge that names you is refused with the reason. You can still challenge others yourself from your own address.",
+    "reject": "Refuses every challenge to this game that names you, with the reason; to start a game yourself, send 'accept' first.",
     "limit": "Sets the most active games of this game you play at once; a challenge that would go over it is refused. 0 means no limit (the default).",
     "vacation": "Pauses reminders and forfeits on all your boards while you are away ('on'), until you send 'off'. Each player has a number of vacation days per calendar year (30 unless the server says otherwise); every started day counts, and a vacation ends by itself when they are used up.",
     "standings": "Mails you the rating table of this game: established players (20 or more rated games), provisional ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail shows the rating changes.",

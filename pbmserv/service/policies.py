@@ -41,23 +41,20 @@ def active_games(ctx: Context, game: Game, userid: str) -> int:
     return sum(1 for board in boards if userid in board.seats)
 
 
-def _sent_by(ctx: Context, user: User) -> bool:
-    return ctx.sender in {address.address for address in user.addresses}
-
-
 def check_challenge(ctx: Context, game: Game, players: list[User]) -> None:
     """Refuse a challenge that names a player who rejects challenges of this
-    type (unless the challenge comes from that player's own address) or who
-    already plays as many games as their limit."""
+    type or who already plays as many games as their limit. A challenge
+    needs no password, so nothing tells who sent it: a sender address
+    anybody can write cannot lift a player's `reject`."""
     for user in players:
         policy = find_policy(ctx, user, game.name)
         if policy is None:
             continue
-        if not policy.accepts_challenges and not _sent_by(ctx, user):
+        if not policy.accepts_challenges:
             raise ServiceError(
                 f"{user.userid} does not accept {game.title} challenges.",
                 f"challenge somebody else; {user.userid} can change this with "
-                f"'{game.name} accept {user.userid} password'",
+                f"'{game.name} accept {user.userid} password' (also to start a game of their own)",
                 game=game.name,
             )
         playing = active_games(ctx, game, user.userid)
