@@ -33,9 +33,15 @@ class Settings:
     password_time_cost: int = 2
     password_memory_kib: int = 19456
     password_parallelism: int = 1
-    # [limits] answers to one sender per hour; board mails are never held back
+    # [limits] what one address is sent per hour, by kind of mail (see docs/decisions.md)
     replies_per_hour: int = 30
     error_replies_per_hour: int = 10
+    relays_per_hour: int = 30
+    board_mails_per_hour: int = 300
+    #: chat, message and broadcast commands one account may send per hour
+    messages_per_hour: int = 20
+    #: new boards that may name one player per hour
+    challenges_per_hour: int = 10
     # [delivery]
     delivery_max_attempts: int = 8
     delivery_first_retry_seconds: float = 60.0
@@ -72,6 +78,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
     "replies_per_hour": ("limits", "replies_per_hour", "PBMSERV_REPLIES_PER_HOUR"),
     "error_replies_per_hour": ("limits", "error_replies_per_hour", "PBMSERV_ERROR_REPLIES_PER_HOUR"),
+    "relays_per_hour": ("limits", "relays_per_hour", "PBMSERV_RELAYS_PER_HOUR"),
+    "board_mails_per_hour": ("limits", "board_mails_per_hour", "PBMSERV_BOARD_MAILS_PER_HOUR"),
+    "messages_per_hour": ("limits", "messages_per_hour", "PBMSERV_MESSAGES_PER_HOUR"),
+    "challenges_per_hour": ("limits", "challenges_per_hour", "PBMSERV_CHALLENGES_PER_HOUR"),
     "delivery_max_attempts": ("delivery", "max_attempts", "PBMSERV_DELIVERY_MAX_ATTEMPTS"),
     "delivery_first_retry_seconds": ("delivery", "first_retry_seconds", "PBMSERV_DELIVERY_FIRST_RETRY_SECONDS"),
     "recent_moves": ("games", "recent_moves", "PBMSERV_RECENT_MOVES"),

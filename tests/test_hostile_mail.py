@@ -4,6 +4,7 @@ each failed on 16cc280."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def test_the_cause_of_a_failure_is_kept_when_its_apology_is_held_back(runtime: R
     assert send(runtime, "bob@example.org", "toy move 101 bob secret2 a1") == []
     status, error = statuses(runtime)[-1]
     assert status == "failed"
-    assert error.startswith("RuntimeError: a bug in the game; 1 answer(s) not sent"), error
+    assert error == "RuntimeError: a bug in the game; 1 mail(s) not sent: bob@example.org reached the hourly cap"
 
 
 # -- L: addresses, and a forged sender -------------------------------------------------------
@@ -159,3 +160,100 @@ def test_a_forged_sender_cannot_lift_a_players_reject(runtime: Runtime) -> None:
     [(recipient, message)] = send(runtime, "bob@example.org", "toy challenge bob alice")
     assert (recipient, str(message["Subject"])) == ("bob@example.org", "Toy Error")
     assert "bob does not accept Toy challenges" in body(message)
+
+
+# -- C3 and H4: a mail's work and answers are bounded -------------------------------------
+def with_settings(runtime: Runtime, **changes: object) -> Runtime:
+    runtime.processor.settings = dataclasses.replace(runtime.processor.settings, **changes)
+    return runtime
+
+
+def test_a_multiple_mail_of_junk_gets_one_answer_and_reads_at_most_20_commands(runtime: Runtime) -> None:
+    junk = "\n".join(f"junk{n} {n}" for n in range(2000))
+    replies = send(runtime, "mallory@example.net", "multiple", junk, headers={"Reply-To": "victim@outside.example"})
+    [(recipient, message)] = replies
+    assert recipient == "victim@outside.example"
+    text = body(message)
+    assert text.startswith("2000 of the 2000 commands of your mail were not carried out.")
+    assert "Command 20: junk19 19" in text and "Command 21:" not in text
+    assert "Commands 21 to 2000: not carried out: the server carries out at most 20 commands of a mail" in " ".join(text.split())
+    assert len(text) < 12_000
+
+
+def test_a_multiple_mail_of_signups_creates_at_most_20_accounts(runtime: Runtime) -> None:
+    signups = "\n".join(f"signup user{n} secret{n}" for n in range(1000))
+    send(runtime, "mallory@example.net", "multiple", signups)
+    with runtime.sessions() as session:
+        assert len(session.scalars(select(User)).all()) == 20
+
+
+def test_a_multiple_mail_stops_when_its_time_is_up(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pbmserv.service.processor.MAIL_SECONDS", 0.0)
+    replies = send(runtime, "alice@example.org", "multiple", "signup alice secret1\nsignup bob secret2\nhelp")
+    errors = [body(message) for _, message in replies if str(message["Subject"]) == "pbmserv Error"]
+    assert errors and "Commands 2 to 3: not carried out: your mail had taken more than 0 s" in " ".join(errors[0].split())
+    with runtime.sessions() as session:
+        assert [u.userid for u in session.scalars(select(User))] == ["alice"]
+
+
+def test_a_mails_own_answers_count_against_the_hourly_cap(toy_boards: Runtime) -> None:
+    with_settings(toy_boards, replies_per_hour=3)
+    replies = send(toy_boards, "carol@example.org", "toy show 101 102 101 102 101")
+    assert len(replies) == 3
+    assert send(toy_boards, "carol@example.org", "toy show 101") == []
+
+
+def test_show_names_at_most_ten_boards(toy_boards: Runtime) -> None:
+    [(_, message)] = send(toy_boards, "carol@example.org", "toy show " + " ".join(["101"] * 500))
+    assert "'show' names 500 boards, more than the 10 it shows at a time" in body(message)
+
+
+def test_an_answer_quotes_a_bounded_part_of_the_mail(runtime: Runtime) -> None:
+    long_comment = "\n".join("x" * 500 for _ in range(400))
+    [(_, message)] = send(runtime, "mallory@example.net", "nonsense", long_comment)
+    quoted = [line for line in body(message).splitlines() if line.startswith(">")]
+    assert len(quoted) == 41 and quoted[-1] == "> [... 362 more lines]"
+    assert max(len(line) for line in quoted) < 220
+
+
+def test_a_comment_passed_on_with_a_move_is_bounded(toy_boards: Runtime) -> None:
+    comment = "\n".join(f"line {n}" for n in range(1000))
+    replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1", comment)
+    to_alice = [body(message) for recipient, message in replies if recipient == "alice@example.org"]
+    assert "line 99\n[... the rest of the comment (900 more lines) was left out]" in to_alice[0]
+    assert "line 100" not in to_alice[0]
+
+
+# -- H1: relayed mail and challenges are limited ------------------------------------------
+def test_an_account_sends_a_bounded_number_of_messages_an_hour(toy_boards: Runtime) -> None:
+    with_settings(toy_boards, messages_per_hour=2)
+    for _ in range(2):
+        assert send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
+    [(recipient, message)] = send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
+    assert recipient == "alice@example.org"
+    assert "alice has sent 2 chats and messages in the last hour" in body(message)
+
+
+def test_relayed_mail_to_one_address_is_capped(toy_boards: Runtime) -> None:
+    with_settings(toy_boards, relays_per_hour=2)
+    to_bob = []
+    for _ in range(3):
+        to_bob += [r for r, _ in send(toy_boards, "alice@example.org", "message alice secret1 bob", "hello") if r == "bob@example.org"]
+    assert to_bob == ["bob@example.org"] * 2
+
+
+def test_a_player_is_named_in_a_bounded_number_of_new_boards_an_hour(toy_boards: Runtime) -> None:
+    with_settings(toy_boards, challenges_per_hour=3)  # toy_boards started two boards of alice and bob
+    send(toy_boards, "carol@example.org", "toy challenge alice bob")
+    [(recipient, message)] = send(toy_boards, "carol@example.org", "toy challenge bob alice")
+    assert recipient == "carol@example.org"
+    assert "bob has been named in 3 new boards in the last hour" in body(message)
+
+
+def test_a_third_partys_challenge_copy_to_a_forged_sender_is_capped(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    send(runtime, "bob@example.org", "signup bob secret2")
+    with_settings(runtime, replies_per_hour=2, challenges_per_hour=100)
+    challenges = "\n".join(["toy challenge alice bob"] * 5)
+    replies = send(runtime, "mallory@example.net", "multiple", challenges, headers={"Reply-To": "victim@outside.example"})
+    assert [r for r, _ in replies].count("victim@outside.example") == 2

@@ -335,6 +335,6 @@ def test_answers_to_one_sender_are_capped_per_hour_but_board_mails_are_not(runti
     assert send(runtime, "loop@example.org", "help") == [], "fourth answer in the hour is held back"
     with runtime.sessions() as session:
         last = session.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
-        assert "hourly reply cap" in last.error
+        assert "reached the hourly cap" in last.error
     runtime.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
     assert len(send(runtime, "loop@example.org", "help")) == 1

@@ -101,6 +101,14 @@ GAME_SYNTAX = {
 #: the largest numbers `limit` and `seek` take
 MAX_LIMIT = 999
 MAX_SEEK = 99
+#: the most commands read from one mail (`multiple`): a mail's work and its
+#: answers stay bounded, and the lines beyond are only counted
+MOST_COMMANDS = 20
+#: the most of a comment that is passed on to others (and kept with a move)
+MOST_COMMENT_LINES = 100
+MOST_COMMENT_CHARS = 8_000
+#: the most boards one `show` or `showas` names
+MOST_BOARDS = 10
 
 GLOBAL_ALIASES = {"add": "signup", "delete": "signoff"}
 TIMERS = ("nagtime", "forfeittime")
@@ -126,6 +134,7 @@ class Line:
 class Request:
     lines: tuple[Line, ...]
     comment: str
+    unread: int = 0  # command lines beyond MOST_COMMANDS, not read
 
 
 def clean_subject(subject: str) -> str:
@@ -148,8 +157,20 @@ def parse_request(subject: str, body: str, games: Collection[str]) -> Request:
                 "The mail says 'multiple' but its body holds no command.",
                 "put one command on each line of the body, e.g. 'help'",
             )),), "")
-        return Request(tuple(parse_line(text, games) for text in texts), "")
-    return Request((parse_line(cleaned, games),), body.strip())
+        read = tuple(parse_line(text, games) for text in texts[:MOST_COMMANDS])
+        return Request(read, "", unread=len(texts) - len(read))
+    return Request((parse_line(cleaned, games),), bounded_comment(body.strip()))
+
+
+def bounded_comment(comment: str) -> str:
+    """The comment as passed on: its first MOST_COMMENT_LINES lines and
+    MOST_COMMENT_CHARS characters, with a note of what was left out."""
+    lines = comment.splitlines()
+    kept = "\n".join(lines[:MOST_COMMENT_LINES])[:MOST_COMMENT_CHARS]
+    if kept == comment:
+        return comment
+    left_out = len(lines) - len(kept.splitlines())
+    return kept.rstrip() + f"\n[... the rest of the comment ({left_out} more lines) was left out]"
 
 
 def parse_line(text: str, games: Collection[str]) -> Line:
@@ -423,6 +444,7 @@ def _show(game: str, args: list[str], syntax: str) -> Command:
         raise MissingArgument("'show' needs board numbers or userids.", syntax, game)
     refs = [_BOARD_REF.fullmatch(arg) for arg in args]
     if all(refs):
+        _at_most_boards(len(refs), "show", syntax, game)
         return ShowBoards(game, tuple(_board_ref(m) for m in refs if m))
     if any(refs):
         raise BadArgument("'show' takes either board numbers or userids, not both.", syntax, game)
@@ -438,7 +460,15 @@ def _showas(game: str, args: list[str], syntax: str) -> Command:
         if match is None:
             raise BadArgument(f"'{arg}' is not a board number like 101 or 101#12.", syntax, game)
         boards.append(_board_ref(match))
+    _at_most_boards(len(boards), "showas", syntax, game)
     return ShowAs(game, _userid(userid, syntax, game), password, tuple(boards))
+
+
+def _at_most_boards(count: int, verb: str, syntax: str, game: str) -> None:
+    if count > MOST_BOARDS:
+        raise BadArgument(
+            f"'{verb}' names {count} boards, more than the {MOST_BOARDS} it shows at a time.", syntax, game,
+        )
 
 
 def _on_board(command: type, or_all: bool, game: str, args: list[str], syntax: str) -> Command:

@@ -22,10 +22,15 @@ from pbmserv.protocol.commands import (
 from pbmserv.service import policies, ratings, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.rates import HOUR
 from pbmserv.store import records
 from pbmserv.store.records import BOARDS, Account, BoardRecord
 
 FIRST_BOARD = 101
+#: the rate event of a new board, by each player it names
+CHALLENGED = "challenged"
+#: the most boards one answer shows (`show userid`, `all show`)
+MOST_BOARDS_IN_A_MAIL = 20
 #: moves the server records itself; games never see them
 SERVER_MOVES = ("resign", "forfeit")
 
@@ -108,8 +113,8 @@ def mails_to_players(
     if recipients:
         reached.update(recipients)
         replies.append(Reply(recipients, subject, text(None), "board"))
-    if ctx.sender and ctx.sender not in reached:
-        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), "board"))
+    if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
+        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), "answer"))
     return replies
 
 
@@ -127,6 +132,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         raise ServiceError("A challenge must name different players.", usage, game=game.name)
     users = [ctx.known_user(userid, "every player must have signed up before a challenge names them") for userid in players]
     policies.check_challenge(ctx, game, users)
+    _count_challenge(ctx, game, players)
     options = {name: value for name, value in command.options}
     try:
         state = game.new(options, players)
@@ -150,6 +156,22 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     subscriptions.subscribe_followers(ctx, board)
     policies.game_started(ctx, game, users)
     return mails_to_players(ctx, game, board, state, subject_prefix="New ")
+
+
+def _count_challenge(ctx: Context, game: Game, players: list[str]) -> None:
+    """A challenge needs no password, so anybody could start boards, and
+    their mails, for any player: a player may be named in at most
+    `challenges_per_hour` new boards an hour."""
+    most = ctx.settings.challenges_per_hour
+    for userid in players:
+        if ctx.rates.count(CHALLENGED, userid, ctx.now - HOUR) >= most:
+            raise ServiceError(
+                f"{userid} has been named in {most} new boards in the last hour, the most the server allows.",
+                "send the challenge again in an hour",
+                game=game.name,
+            )
+    for userid in players:
+        ctx.rates.add(CHALLENGED, userid, ctx.now)
 
 
 # -- moves -------------------------------------------------------------------
@@ -358,20 +380,30 @@ def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -
 def all_show(ctx: Context, command: AllShow) -> list[Reply]:
     """Every board of every game type where the user plays, in one mail."""
     ctx.known_user(command.userid)
-    sections = [
-        views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
-        for game in ctx.catalog
-        for b in boards_of(ctx, game, (command.userid,), command.which)
-    ]
+    found = [(game, b) for game in ctx.catalog for b in boards_of(ctx, game, (command.userid,), command.which)]
     heading = {
         "active": f"Active boards of {command.userid} in every game",
         "next": f"Boards waiting for {command.userid} in every game",
     }[command.which]
-    body = f"{heading}: {len(sections) or 'none'}.\n"
-    if sections:
-        rule = "-" * views.LINE_WIDTH
-        body += "\n" + f"\n{rule}\n\n".join(sections)
+    body = f"{heading}: {len(found) or 'none'}.\n" + _board_sections(ctx, found, "'GAME games userid' lists them")
     return [Reply((ctx.sender,), f"pbmserv all show {command.userid} {command.which}", body)]
+
+
+def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_all: str) -> str:
+    """The boards one after another, at most MOST_BOARDS_IN_A_MAIL of them."""
+    if not boards:
+        return ""
+    rule = "-" * views.LINE_WIDTH
+    sections = [
+        views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
+        for game, b in boards[:MOST_BOARDS_IN_A_MAIL]
+    ]
+    if len(boards) > MOST_BOARDS_IN_A_MAIL:
+        sections.append(views.wrap(
+            f"The first {MOST_BOARDS_IN_A_MAIL} are shown, {len(boards) - MOST_BOARDS_IN_A_MAIL} more are not: {where_all}.",
+            hang="",
+        ) + "\n")
+    return "\n" + f"\n{rule}\n\n".join(sections)
 
 
 def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[BoardRecord]:
@@ -401,14 +433,9 @@ def _selection(userids: tuple[str, ...], which: str) -> str:
 def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
     boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
-    if not boards:
-        body = f"{heading}: none.\n"
-    else:
-        rule = "-" * views.LINE_WIDTH
-        body = f"{heading}: {len(boards)}.\n\n" + f"\n{rule}\n\n".join(
-            views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
-            for b in boards
-        )
+    body = f"{heading}: {len(boards) or 'none'}.\n" + _board_sections(
+        ctx, [(game, b) for b in boards], f"'{game.name} games {' '.join(command.userids)}' lists them".replace("  ", " "),
+    )
     return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]
 
 

@@ -14,6 +14,7 @@ from pbmserv.config import Settings
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords, TooManyFailures
+from pbmserv.service.rates import RateLog
 from pbmserv.store import records
 from pbmserv.store.models import Address, User
 from pbmserv.store.prepared import Prepared
@@ -46,9 +47,11 @@ _ADDRESSES = Prepared(
 class Reply:
     """One mail to send: the same text to every address in `recipients`.
 
-    `kind` is "board" for a board mail to players (never held back), "answer"
-    for a reply to the sender and "error" for an error reply; answers and
-    errors count against the per-sender hourly caps."""
+    `kind` is "board" for a board mail to its players and subscribers,
+    "answer" for a reply to the sender, "error" for an error reply, "relay"
+    for a mail an account sends to others (chat, message, broadcast) and
+    "confirm" for the mail that asks an address to confirm; each kind has
+    its hourly caps per address (`service.rates.CAPS`)."""
 
     recipients: tuple[str, ...]
     subject: str
@@ -72,6 +75,7 @@ class Context:
     settings: Settings
     catalog: Catalog
     passwords: Passwords
+    rates: RateLog  # events counted against rate limits, in every process
     now: datetime
     sender: str  # the address replies to queries and errors go to
     comment: str = ""

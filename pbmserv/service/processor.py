@@ -8,6 +8,7 @@ import hashlib
 import logging
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
@@ -21,7 +22,8 @@ from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers, parse_mail, read_identity
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
-from pbmserv.protocol import ParseError, Request, parse_request, probable_passwords
+from pbmserv.protocol import Line, ParseError, Request, parse_request, probable_passwords
+from pbmserv.protocol.parser import MOST_COMMANDS
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
@@ -29,6 +31,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
+from pbmserv.service.rates import MailCaps, RateLog, forget_old_events
 from pbmserv.service.views import wrap
 from pbmserv.store.database import lost_a_race, savepoint, sync_to_disk
 from pbmserv.store.models import InboundMail, OutboxMail
@@ -65,13 +68,6 @@ _MARK = (
 )
 _MARK_MASKED = _MARK.values(raw=bindparam("raw"))
 _QUEUE = insert(OUTBOX)
-_RECENT_ANSWERS = select(func.count(OUTBOX.c.id)).where(
-    OUTBOX.c.recipient == bindparam("recipient"),
-    OUTBOX.c.kind.in_(bindparam("kinds", expanding=True)),
-    OUTBOX.c.created_at > bindparam("since"),
-)
-
-
 def _new_mails(dialect_insert: Callable[[Any], Any]) -> Any:
     """Insert mails whose dedup key is new; a key already stored (by
     another process meanwhile, or an earlier admission) is left out, not
@@ -94,6 +90,11 @@ TIMER_BOARDS_PER_TRANSACTION = 50
 ADMITTED_PER_BATCH = 200
 #: how long a process that takes mail to send has it to itself (see `delivery`)
 CLAIM_SECONDS = 600.0
+#: the commands of a `multiple` mail left when it has taken this long are not carried out
+MAIL_SECONDS = 2.0
+#: how much of a mail an answer quotes
+QUOTED_LINES = 40
+QUOTED_LINE_CHARS = 200
 
 
 def utc_now() -> datetime:
@@ -111,16 +112,18 @@ def dedup_key(raw: bytes, envelope_sender: str, message_id: str) -> str:
 
 class BatchOutput:
     """What processing writes besides the commands' own changes: the replies
-    for the outbox and each mail's outcome, kept here and written when the
-    batch ends (two statements for the batch instead of two for each mail),
-    with the time of writing as the mails' `processed_at`. The hourly reply
-    caps count the outbox, so `write` comes first there."""
+    for the outbox, each mail's outcome and the rate events, kept here and
+    written when the batch ends (a statement each for the batch instead of
+    for each mail), with the time of writing as the mails' `processed_at`.
+    The caps and the rate log count what is kept here too."""
 
-    def __init__(self, connection: Connection, clock: Clock, *, claimed: bool = False):
+    def __init__(self, connection: Connection, clock: Clock, settings: Settings, *, claimed: bool = False):
         self.connection = connection
         self.clock = clock
         #: the replies are written claimed, for the process they are handed over to
         self.claimed = claimed
+        self.caps = MailCaps(connection, settings)
+        self.events = RateLog(connection)
         self.replies: list[dict[str, object]] = []
         self.answered: set[int] = set()  # the inbound mails with replies written
         self.outcomes: list[dict[str, object]] = []
@@ -142,6 +145,8 @@ class BatchOutput:
             if rows:
                 self.connection.execute(statement, rows)
                 rows.clear()
+        self.caps.written()
+        self.events.write()
 
 
 @dataclass
@@ -289,7 +294,7 @@ class Processor:
         with self.engine.begin() as connection:
             admitted = self._admit(connection)
             rows = connection.execute(_PENDING, {"most": most}).all()
-            output = BatchOutput(connection, self.clock, claimed=hand_over is not None)
+            output = BatchOutput(connection, self.clock, self.settings, claimed=hand_over is not None)
             done = 0
             for row in rows:
                 if on_mail is not None:
@@ -347,7 +352,7 @@ class Processor:
                 status, problem = "dropped", reason
             else:
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
-                composed = self._run_request(connection, row.id, mail, request, now)
+                composed = self._run_request(connection, output, row.id, mail, request, now)
         except (OperationalError, InterfaceError):  # the database, not the mail: try the batch again later
             raise
         except Unreadable as error:
@@ -362,22 +367,44 @@ class Processor:
         self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=masked_copy(mail, secrets))
 
     def _run_request(
-        self, connection: Connection, row_id: int, mail: IncomingMail, request: Request, now: datetime,
+        self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
+        now: datetime,
     ) -> list[tuple[str, list[dict[str, object]]]]:
         """Run the mail's commands and compose their replies, all in the
-        mail's savepoint (a bug in either undoes the commands); a refusal of
-        the mail's only command is answered with its error mail."""
+        mail's savepoint (a bug in either undoes the commands). The refusal
+        of a mail's only command is answered with its error mail; a
+        `multiple` mail runs each command in a savepoint of its own, for
+        at most MAIL_SECONDS, and answers all it did not carry out in one
+        mail."""
         secrets = passwords_in(request)
-        alone = len(request.lines) == 1
-        try:
-            with savepoint(connection, "mail"):
-                replies = [
-                    reply for line in request.lines
-                    for reply in self._run_line(connection, mail, line, request.comment, now, secrets, alone)
-                ]
-                return self._compose(row_id, mail, replies, now)
-        except ServiceError as error:  # the only command was refused
-            return self._compose(row_id, mail, [self._error_reply(mail, request.lines[0], error, secrets)], now)
+        if len(request.lines) == 1 and not request.unread:
+            line = request.lines[0]
+            try:
+                with savepoint(connection, "mail"):
+                    replies = self._run_line(connection, output, mail, line, request.comment, now)
+                    return self._compose(row_id, mail, replies, now)
+            except (ParseError, ServiceError) as error:
+                return self._compose(row_id, mail, [error_reply(mail, _about(line, error), self.catalog, secrets)], now)
+        started = time.monotonic()
+        replies, refusals, skipped = [], [], None
+        with savepoint(connection, "mail"):
+            for number, line in enumerate(request.lines, start=1):
+                try:
+                    if line.error is not None:
+                        raise line.error
+                    with savepoint(connection, "line"):
+                        replies += self._run_line(connection, output, mail, line, request.comment, now)
+                except (ParseError, ServiceError) as error:
+                    refusals.append((number, line.text, _about(line, error)))
+                if number < len(request.lines) and time.monotonic() - started > MAIL_SECONDS:
+                    skipped = Skipped(number + 1, f"your mail had taken more than {MAIL_SECONDS:g} s of the server's time")
+                    break
+            if skipped is None and request.unread:
+                skipped = Skipped(len(request.lines) + 1, f"the server carries out at most {MOST_COMMANDS} commands of a mail")
+            if refusals or skipped is not None:
+                total = len(request.lines) + request.unread
+                replies.append(refusals_reply(mail, refusals, skipped, total, self.catalog, secrets))
+            return self._compose(row_id, mail, replies, now)
 
     def _compose(
         self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
@@ -410,16 +437,19 @@ class Processor:
         self, output: BatchOutput, row_id: int, sender: str, composed: list[tuple[str, list[dict[str, object]]]],
         now: datetime, *, status: str = "done", error: str = "", masked: bytes | None = None,
     ) -> None:
-        """The replies for the outbox (answers and errors within the
-        sender's hourly caps) and the mail's outcome."""
-        rows, held_back = [], 0
+        """The replies for the outbox, each only within the hourly caps of
+        the address it goes to, and the mail's outcome."""
+        rows, held_back = [], Counter[str]()
         for kind, reply_rows in composed:
-            if kind != "board" and self._over_cap(output, sender, kind, now):
-                held_back += 1
-                continue
-            rows += reply_rows
+            for row in reply_rows:
+                recipient = str(row["recipient"])
+                if output.caps.allows(recipient, kind, now):
+                    output.caps.take(recipient, kind)
+                    rows.append(row)
+                else:
+                    held_back[recipient] += 1
         if held_back:
-            capped = f"{held_back} answer(s) not sent: {sender} reached the hourly reply cap"
+            capped = f"{held_back.total()} mail(s) not sent: {', '.join(held_back)} reached the hourly cap"
             log.warning("inbound %s: %s", row_id, capped)
             error = f"{error}; {capped}" if error else capped
         outcome: dict[str, object] = {"row_id": row_id, "status": status, "error": error}
@@ -450,7 +480,7 @@ class Processor:
             row = connection.execute(_PENDING_ONE, {"dedup_key": key}).first()
             if row is None:
                 return False
-            output = BatchOutput(connection, self.clock)
+            output = BatchOutput(connection, self.clock, self.settings)
             self._fail(output, row, reason, now, answer, *_readable(row.raw, self.catalog))
             output.write()
         self._forget(admitted)
@@ -466,7 +496,7 @@ class Processor:
             row = connection.execute(_BY_ID, {"row_id": row_id}).first()
             if row is None or row.status != "pending":
                 return row.status if row is not None else ""
-            output = BatchOutput(connection, self.clock)
+            output = BatchOutput(connection, self.clock, self.settings)
             self._fail(output, row, reason, now, None, *_readable(row.raw, self.catalog))
             output.write()
         log.warning("inbound %s failed by the operator: %s", row_id, reason)
@@ -492,6 +522,7 @@ class Processor:
         with self.engine.begin() as connection:
             report += self._timer_step(connection, now, timers.end_used_up_vacations)
             board_ids = timers.running_boards(connection)
+            forget_old_events(connection, now)
         for start in range(0, len(board_ids), TIMER_BOARDS_PER_TRANSACTION):
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
@@ -502,35 +533,30 @@ class Processor:
         self, connection: Connection, now: datetime, step: Callable[[Context], tuple[list[Reply], list[str]]],
     ) -> list[str]:
         """Run one step of the timer pass and queue the mails it made; returns its report."""
-        ctx = Context(connection, self.settings, self.catalog, self.passwords, now, "")
+        output = BatchOutput(connection, self.clock, self.settings)
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, output.events, now, "")
         try:
             replies, report = step(ctx)
             ctx.close()
         except BaseException:
             ctx.discard()
             raise
-        output = BatchOutput(connection, self.clock)
         output.replies += [row for reply in replies for row in self._outbox_rows(None, None, reply, now)]
         output.write()
         return report
 
     def _run_line(  # type: ignore[no-untyped-def]
-        self, connection: Connection, mail: IncomingMail, line, comment: str, now: datetime, secrets, alone: bool,
+        self, connection: Connection, output: BatchOutput, mail: IncomingMail, line, comment: str, now: datetime,
     ) -> list[Reply]:
-        """The replies to one line; with `alone` (the mail's only line) a
-        refusal is raised for the mail's savepoint to undo."""
+        """The replies to one command line; raises its ParseError or ServiceError if it is refused."""
         if line.error is not None:
-            return [error_reply(mail, line.error, self.catalog, secrets)]
-        if alone:
-            return self._execute(connection, mail, line.command, comment, now)
-        try:
-            with savepoint(connection, "line"):
-                return self._execute(connection, mail, line.command, comment, now)
-        except ServiceError as error:
-            return [self._error_reply(mail, line, error, secrets)]
+            raise line.error
+        return self._execute(connection, output, mail, line.command, comment, now)
 
-    def _execute(self, connection: Connection, mail: IncomingMail, command, comment: str, now: datetime) -> list[Reply]:  # type: ignore[no-untyped-def]
-        ctx = Context(connection, self.settings, self.catalog, self.passwords, now, mail.sender, comment)
+    def _execute(  # type: ignore[no-untyped-def]
+        self, connection: Connection, output: BatchOutput, mail: IncomingMail, command, comment: str, now: datetime,
+    ) -> list[Reply]:
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, output.events, now, mail.sender, comment)
         try:
             replies = execute(ctx, command)
             ctx.close()  # the ORM session's changes fail here, inside the savepoint
@@ -538,22 +564,6 @@ class Processor:
             ctx.discard()
             raise
         return replies
-
-    def _error_reply(self, mail: IncomingMail, line, error: ServiceError, secrets: tuple[str, ...]) -> Reply:  # type: ignore[no-untyped-def]
-        if error.game is None and isinstance(line.command, GameCommand):
-            error.game = line.command.game
-            error.board = getattr(line.command, "board", None)
-        return error_reply(mail, error, self.catalog, secrets)
-
-    def _over_cap(self, output: BatchOutput, recipient: str, kind: str, now: datetime) -> bool:
-        """Whether `recipient` had as many answers (of this kind, for errors) in the last hour as allowed."""
-        kinds = ["error"] if kind == "error" else ["answer", "error"]
-        cap = self.settings.error_replies_per_hour if kind == "error" else self.settings.replies_per_hour
-        output.write()  # the batch's own answers count too
-        recent = output.connection.scalar(
-            _RECENT_ANSWERS, {"recipient": recipient, "kinds": kinds, "since": now - timedelta(hours=1)}
-        )
-        return (recent or 0) >= cap
 
     def _outbox_rows(
         self, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
@@ -579,6 +589,22 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
     }
 
 
+def _about(line: Line, error: ParseError | ServiceError) -> ParseError | ServiceError:
+    """The error, naming the game (and board) of the command it refuses if it does not yet."""
+    if isinstance(error, ServiceError) and error.game is None and isinstance(line.command, GameCommand):
+        error.game = line.command.game
+        error.board = getattr(line.command, "board", None)
+    return error
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The commands of a mail from number `first` on were not carried out, and why."""
+
+    first: int
+    reason: str
+
+
 def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
     if error.game and error.game in catalog:
         title = catalog.get(error.game).title
@@ -589,14 +615,38 @@ def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
 
 
 def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
+    return Reply(
+        (mail.sender,), error_subject(error, catalog), "\n".join([*_error_text(error, secrets), "", quote(mail, secrets)]),
+        "error",
+    )
+
+
+def refusals_reply(
+    mail: IncomingMail, refusals: list[tuple[int, str, ParseError | ServiceError]], skipped: Skipped | None,
+    total: int, catalog: Catalog, secrets: tuple[str, ...],
+) -> Reply:
+    """One answer for every command of a `multiple` mail that was not carried out."""
+    missed = len(refusals) + (total - skipped.first + 1 if skipped is not None else 0)
+    parts = [wrap(f"{missed} of the {total} commands of your mail {'was' if missed == 1 else 'were'} not carried out.", hang="")]
+    for number, text, error in refusals:
+        parts += ["", f"Command {number}: {mask(text, secrets)}", *_error_text(error, secrets)]
+    if skipped is not None:
+        which = f"Command {total}" if skipped.first == total else f"Commands {skipped.first} to {total}"
+        parts += ["", wrap(f"{which}: not carried out: {skipped.reason}; send them again in another mail.", hang="")]
+    parts += ["", quote(mail, secrets)]
+    subjects = {error_subject(error, catalog) for _, _, error in refusals}
+    return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), "error")
+
+
+def _error_text(error: ParseError | ServiceError, secrets: tuple[str, ...]) -> list[str]:
+    """What was wrong, how to do it right, and the board where a move was refused."""
     hint = error.hint if isinstance(error, ServiceError) else error.syntax
     parts = [wrap(mask(error.message, secrets), hang="")]
     if hint:
         parts.append(wrap(f"How to do it right: {hint}"))
     if isinstance(error, ServiceError) and error.board_text:
         parts += ["", error.board_text.rstrip("\n")]
-    parts += ["", quote(mail, secrets)]
-    return Reply((mail.sender,), error_subject(error, catalog), "\n".join(parts), "error")
+    return parts
 
 
 def passwords_in(request: Request) -> tuple[str, ...]:
@@ -667,8 +717,18 @@ def mask(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
+    """The sender's mail as an answer quotes it: passwords masked, at most
+    QUOTED_LINES lines of at most QUOTED_LINE_CHARS characters (an error
+    must not carry a stranger's text to whoever a forged sender names)."""
     lines = [f"Subject: {mail.subject}", *([""] + mail.body.splitlines() if mail.body else [])]
-    return "Your mail:\n" + "\n".join(f"> {mask(line, secrets)}".rstrip() for line in lines)
+    quoted = [f"> {_cut(mask(line, secrets), QUOTED_LINE_CHARS)}".rstrip() for line in lines[:QUOTED_LINES]]
+    if len(lines) > QUOTED_LINES:
+        quoted.append(f"> [... {len(lines) - QUOTED_LINES} more lines]")
+    return "Your mail:\n" + "\n".join(quoted)
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most] + " [...]"
 
 
 def masked_copy(

@@ -10,8 +10,12 @@ from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.boards import load_board, moves_to_list, syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.rates import HOUR
 from pbmserv.store.models import Board, Subscription, User
 from pbmserv.store.records import Account
+
+#: the rate event of a chat, message or broadcast, by the account that sends it
+RELAYED = "relay"
 
 
 # -- subscriptions -------------------------------------------------------------
@@ -143,6 +147,17 @@ def _addresses_of(ctx: Context, userids: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(address for userid in userids for address in found[userid]))
 
 
+def _count_relay(ctx: Context, user: Account) -> None:
+    """Count a chat, message or broadcast of `user` against the hourly limit; refused beyond it."""
+    most = ctx.settings.messages_per_hour
+    if ctx.rates.count(RELAYED, user.userid, ctx.now - HOUR) >= most:
+        raise ServiceError(
+            f"{user.userid} has sent {most} chats and messages in the last hour, the most an account may send.",
+            "send it again in an hour",
+        )
+    ctx.rates.add(RELAYED, user.userid, ctx.now)
+
+
 def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
     """The body goes to the players and the subscribers of the board (not to
     `notify` subscribers), the sender's own copy included."""
@@ -163,7 +178,8 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         f"{user.userid} writes about {game.title} Board {board.board} ({' vs '.join(board.seats)}):\n\n{text}\n\n"
         + views.wrap(f"This chat went to {views.names_and(readers)}.", hang="") + "\n"
     )
-    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, "board")]
+    _count_relay(ctx, user)
+    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, "relay")]
 
 
 def message(ctx: Context, command: Message) -> list[Reply]:
@@ -177,7 +193,8 @@ def message(ctx: Context, command: Message) -> list[Reply]:
         f"(Answer with 'message yourid yourpassword {user.userid}' in the Subject.)\n"
     )
     readers = list(dict.fromkeys([*command.to, user.userid]))
-    return [Reply(_addresses_of(ctx, readers), f"pbmserv message from {user.userid}", body, "board")]
+    _count_relay(ctx, user)
+    return [Reply(_addresses_of(ctx, readers), f"pbmserv message from {user.userid}", body, "relay")]
 
 
 def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
@@ -191,4 +208,5 @@ def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
     text = _text_of(ctx, "broadcast", f"broadcast {user.userid} password")
     everybody = list(ctx.session.scalars(select(User.userid).order_by(User.userid)))
     body = f"{user.userid} writes to everybody on this server:\n\n{text}\n"
-    return [Reply(_addresses_of(ctx, everybody), f"pbmserv broadcast from {user.userid}", body, "board")]
+    _count_relay(ctx, user)
+    return [Reply(_addresses_of(ctx, everybody), f"pbmserv broadcast from {user.userid}", body, "relay")]

@@ -10,6 +10,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -198,17 +199,32 @@ class InboundMail(Base):
 
 class OutboxMail(Base):
     __tablename__ = "outbox"
+    #: the hourly caps count the mails to a recipient since a time
+    __table_args__ = (Index("ix_outbox_recipient_created_at", "recipient", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     inbound_id: Mapped[int | None] = mapped_column(
         ForeignKey("inbound_mails.id", ondelete="SET NULL"), nullable=True, index=True
     )
-    recipient: Mapped[str] = mapped_column(String(320), index=True)
+    recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(998))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | sent | dead
-    kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error
+    kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error | relay | confirm
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     last_error: Mapped[str] = mapped_column(Text, default="")
+
+
+class RateEvent(Base):
+    """Something counted against a rate limit (a failed password check, a
+    message sent, a challenge): what, for whom (`key`) and when."""
+
+    __tablename__ = "rate_events"
+    __table_args__ = (Index("ix_rate_events_kind_key_at", "kind", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str] = mapped_column(String(320))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -1,0 +1,121 @@
+"""Rate limits, counted in the database, so that every process (`serve`'s
+worker, `receive`, the next process after a restart) sees the same counts:
+
+- `RateLog`: events by kind and key (a failed password check by its
+  sender, a message by its account, a challenge by the player it names);
+- `MailCaps`: how much mail one address was sent, by kind, from the outbox.
+
+Both count what the batch under way has yet to write as well: a batch
+writes its replies and events only at its end (one statement each for all
+its mails), and a mail's own replies must count against the caps too."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import Connection, bindparam, delete, func, insert, or_, select
+
+from pbmserv.config import Settings
+from pbmserv.store.models import OutboxMail, RateEvent
+from pbmserv.store.prepared import Prepared
+
+EVENTS, OUTBOX = RateEvent.__table__, OutboxMail.__table__
+HOUR, DAY = timedelta(hours=1), timedelta(days=1)
+#: events are kept as long as the longest window that counts them
+KEPT_EVENTS = DAY
+
+_EVENTS_SINCE = Prepared(
+    select(func.count(EVENTS.c.id)).where(
+        EVENTS.c.kind == bindparam("kind"), EVENTS.c.key == bindparam("key"), EVENTS.c.at > bindparam("since"),
+    )
+)
+_NEW_EVENTS = insert(EVENTS)
+_OLD_EVENTS = delete(EVENTS).where(EVENTS.c.at <= bindparam("before"))
+
+
+@dataclass
+class RateLog:
+    connection: Connection
+    unwritten: list[dict[str, object]] = field(default_factory=list)
+
+    def count(self, kind: str, key: str, since: datetime) -> int:
+        """How many `kind` events for `key` happened after `since`."""
+        [(stored,)] = _EVENTS_SINCE.rows(self.connection, {"kind": kind, "key": key, "since": since})
+        return stored + sum(
+            1 for event in self.unwritten if (event["kind"], event["key"]) == (kind, key) and event["at"] > since  # type: ignore[operator]
+        )
+
+    def add(self, kind: str, key: str, at: datetime) -> None:
+        """Count an event; it is written with the batch, even if the command that caused it is undone."""
+        self.unwritten.append({"kind": kind, "key": key[:320], "at": at})
+
+    def write(self) -> None:
+        if self.unwritten:
+            self.connection.execute(_NEW_EVENTS, self.unwritten)
+            self.unwritten.clear()
+
+
+def forget_old_events(connection: Connection, now: datetime) -> None:
+    connection.execute(_OLD_EVENTS, {"before": now - KEPT_EVENTS})
+
+
+def _mails_since(kinds: tuple[str, ...]) -> Prepared:
+    return Prepared(
+        select(func.count(OUTBOX.c.id)).where(
+            OUTBOX.c.recipient == bindparam("recipient"),
+            or_(*(OUTBOX.c.kind == kind for kind in kinds)),
+            OUTBOX.c.created_at > bindparam("since"),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Cap:
+    """At most `most` mails of `kinds` to one address within `window`."""
+
+    kinds: tuple[str, ...]
+    setting: str  # the Settings field with the number, or "" for one
+    window: timedelta
+
+    def most(self, settings: Settings) -> int:
+        return getattr(settings, self.setting) if self.setting else 1
+
+
+_ANSWERS = Cap(("answer", "error"), "replies_per_hour", HOUR)
+#: by the kind of a mail: the caps it counts against. Board mails go to the
+#: players and subscribers of a board, at their own confirmed addresses; the
+#: rest may go to anybody who writes (answers, errors) or whom an account
+#: names (relayed mail, and one confirmation mail a day to a new address).
+CAPS: dict[str, tuple[Cap, ...]] = {
+    "answer": (_ANSWERS,),
+    "error": (Cap(("error",), "error_replies_per_hour", HOUR), _ANSWERS),
+    "relay": (Cap(("relay",), "relays_per_hour", HOUR),),
+    "board": (Cap(("board",), "board_mails_per_hour", HOUR),),
+    "confirm": (Cap(("confirm",), "", DAY),),
+}
+_COUNTS = {cap.kinds: _mails_since(cap.kinds) for caps in CAPS.values() for cap in caps}
+
+
+@dataclass
+class MailCaps:
+    """Whether one more mail of a kind may go to an address, counting the
+    outbox and the rows the batch has taken but not yet written."""
+
+    connection: Connection
+    settings: Settings
+    unwritten: Counter[tuple[str, str]] = field(default_factory=Counter)  # by (recipient, kind)
+
+    def allows(self, recipient: str, kind: str, now: datetime) -> bool:
+        for cap in CAPS[kind]:
+            [(stored,)] = _COUNTS[cap.kinds].rows(self.connection, {"recipient": recipient, "since": now - cap.window})
+            if stored + sum(self.unwritten[recipient, counted] for counted in cap.kinds) >= cap.most(self.settings):
+                return False
+        return True
+
+    def take(self, recipient: str, kind: str) -> None:
+        self.unwritten[recipient, kind] += 1
+
+    def written(self) -> None:
+        self.unwritten.clear()
