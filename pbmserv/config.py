@@ -15,6 +15,8 @@ class Settings:
     database_url: str = "sqlite:///pbmserv.db"
     #: how long a writer waits for another's transaction before it gives up (SMTP then answers 451)
     database_busy_seconds: float = 10.0
+    #: the file of the server's secret key ("": beside a SQLite database; required with PostgreSQL)
+    key_file: str = ""
     # [mail]
     address: str = "pbmserv@localhost"
     mail_backend: str = "maildir"
@@ -64,6 +66,7 @@ class Settings:
 _SOURCES: dict[str, tuple[str, str, str]] = {
     "database_url": ("database", "url", "PBMSERV_DATABASE_URL"),
     "database_busy_seconds": ("database", "busy_seconds", "PBMSERV_DATABASE_BUSY_SECONDS"),
+    "key_file": ("database", "key_file", "PBMSERV_KEY_FILE"),
     "address": ("mail", "address", "PBMSERV_ADDRESS"),
     "mail_backend": ("mail", "backend", "PBMSERV_MAIL_BACKEND"),
     "maildir": ("mail", "maildir", "PBMSERV_MAILDIR"),

@@ -106,9 +106,19 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+@pytest.fixture(scope="session")
+def key_file(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A server key that is the same in every run, so that the codes it makes are too (transcripts show them)."""
+    path = tmp_path_factory.mktemp("key") / "pbmserv.key"
+    path.write_bytes(bytes(range(32)))
+    return str(path)
+
+
 @pytest.fixture
-def runtime(database_url: str, clock: FakeClock) -> Iterator[Runtime]:
-    settings = replace(Settings(), database_url=database_url, mail_backend="memory", **TEST_PASSWORD_COST)
+def runtime(database_url: str, clock: FakeClock, key_file: str) -> Iterator[Runtime]:
+    settings = replace(
+        Settings(), database_url=database_url, key_file=key_file, mail_backend="memory", **TEST_PASSWORD_COST,
+    )
     catalog = Catalog([*Catalog.installed(), Toy()])
     runtime = Runtime(settings, catalog=catalog, clock=clock, backend=MemoryBackend())
     yield runtime

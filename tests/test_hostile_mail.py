@@ -257,3 +257,35 @@ def test_a_third_partys_challenge_copy_to_a_forged_sender_is_capped(runtime: Run
     challenges = "\n".join(["toy challenge alice bob"] * 5)
     replies = send(runtime, "mallory@example.net", "multiple", challenges, headers={"Reply-To": "victim@outside.example"})
     assert [r for r, _ in replies].count("victim@outside.example") == 2
+
+
+# -- H1: addresses an account names are confirmed before they get mail ---------------------------
+def test_a_signup_naming_thousands_of_addresses_is_refused(runtime: Runtime) -> None:
+    addresses = " ".join(f"victim{n}@outside.example" for n in range(5000))
+    [(recipient, message)] = send(runtime, "mallory@example.net", f"signup mallory secret1 {addresses}")
+    assert recipient == "mallory@example.net"
+    assert "An account has at most 5 addresses, and this names 5000" in body(message)
+
+
+def test_signups_from_many_forged_senders_naming_one_address_send_it_one_mail(runtime: Runtime) -> None:
+    to_victim = []
+    for n in range(60):
+        replies = send(runtime, f"forged{n}@example.net", f"signup user{n} secret{n} victim@outside.example")
+        to_victim += [message for recipient, message in replies if recipient == "victim@outside.example"]
+    assert [str(message["Subject"]).split()[:2] for message in to_victim] == [["confirm", "user0"]]
+
+
+def test_an_address_an_account_names_gets_no_board_mail_until_it_is_confirmed(toy_boards: Runtime) -> None:
+    runtime = toy_boards
+    replies = send(runtime, "alice@example.org", "change address alice secret1 alice@example.org victim@outside.example")
+    [request] = [message for recipient, message in replies if recipient == "victim@outside.example"]
+    subject = str(request["Subject"])
+    assert subject.startswith("confirm alice ") and "If it was not you, there is nothing to do" in body(request)
+
+    moved = send(runtime, "bob@example.org", "toy move 101 bob secret2 a1")
+    assert "victim@outside.example" not in [recipient for recipient, _ in moved]
+
+    confirmed = send(runtime, "victim@outside.example", f"Re: {subject}")
+    assert "victim@outside.example now gets the mail of alice" in body(confirmed[0][1])
+    moved = send(runtime, "alice@example.org", "toy move 101 alice secret1 c3")
+    assert "victim@outside.example" in [recipient for recipient, _ in moved]

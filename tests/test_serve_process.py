@@ -37,6 +37,7 @@ class ServeProcess:
             "PBMSERV_LISTEN": f"127.0.0.1:{self.port}",
             "PBMSERV_MAIL_BACKEND": "maildir",
             "PBMSERV_MAILDIR": str(self.maildir),
+            "PBMSERV_KEY_FILE": str(workdir / "pbmserv.key"),
             "PBMSERV_EXTRA_GAMES": "tests.toygame:Toy",
             "PBMSERV_PASSWORD_TIME_COST": "1",
             "PBMSERV_PASSWORD_MEMORY_KIB": "1024",

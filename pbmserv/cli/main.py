@@ -8,7 +8,7 @@ import sys
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from pbmserv.cli import config_option, settings_or_exit
+from pbmserv.cli import config_option, key_or_exit, settings_or_exit
 from pbmserv.runtime import Runtime
 
 EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
@@ -41,6 +41,7 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     except (SQLAlchemyError, OSError) as error:
         click.echo(f"pbmserv: cannot store the mail, try again later: {error}", err=True)
         sys.exit(EX_TEMPFAIL)
+    key_or_exit(runtime.processor, "pbmserv")
     if duplicate:
         logging.getLogger("pbmserv").info("duplicate mail ignored")
     try:  # the mail is safe now: whatever happens here, the next run takes it up again
@@ -58,6 +59,7 @@ def process(settings) -> None:  # type: ignore[no-untyped-def]
     """Process every pending inbound mail."""
     runtime = Runtime(settings)
     runtime.upgrade_schema()
+    key_or_exit(runtime.processor, "pbmserv")
     click.echo(f"processed {runtime.processor.process_pending()} mail(s)")
 
 
@@ -89,6 +91,7 @@ def serve(settings) -> None:  # type: ignore[no-untyped-def]
 
     runtime = Runtime(settings)
     runtime.upgrade_schema()
+    key_or_exit(runtime.processor, "pbmserv")
     asyncio.run(serve_forever(runtime))
     runtime.close()
 

@@ -46,6 +46,12 @@ class Signoff(Command):
 
 
 @dataclass(frozen=True)
+class Confirm(Command):
+    userid: str
+    code: str
+
+
+@dataclass(frozen=True)
 class ListGames(Command):
     games: tuple[str, ...] = ()
 

@@ -22,6 +22,7 @@ from pbmserv.protocol.commands import (
     ChangeAddress,
     ChangePassword,
     Challenge,
+    Confirm,
     Chat,
     Command,
     GameHelp,
@@ -64,6 +65,7 @@ GLOBAL_SYNTAX = {
     "signup": "signup userid password [address...]",
     "add": "add userid password [address...]",
     "change": "change password userid oldpassword newpassword  |  change address userid password [address...]",
+    "confirm": "confirm userid code   (the Subject of the mail that asks to confirm an address)",
     "signoff": "signoff userid password",
     "delete": "delete userid password",
     "list": "list [game...]",
@@ -269,6 +271,12 @@ def _signoff(args: list[str]) -> Command:
     return Signoff(_userid(userid, syntax), password)
 
 
+def _confirm(args: list[str]) -> Command:
+    syntax = GLOBAL_SYNTAX["confirm"]
+    userid, code = _exactly(args, ("userid", "code"), syntax)
+    return Confirm(_userid(userid, syntax), code.lower())
+
+
 def _list(args: list[str]) -> Command:
     return ListGames(tuple(arg.lower() for arg in args))
 
@@ -309,6 +317,7 @@ _GLOBAL_PARSERS = {
     "help": _help,
     "signup": _signup,
     "change": _change,
+    "confirm": _confirm,
     "signoff": _signoff,
     "list": _list,
     "message": _message,

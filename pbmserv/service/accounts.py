@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import hmac
+
 from pbmserv.protocol import GLOBAL_SYNTAX
-from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Signoff, Signup
+from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.service import boards as board_commands
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.views import wrap
 from pbmserv.store import records
 from pbmserv.store.models import Address, User
 from pbmserv.store.records import BOARDS
 
 RESERVED_USERIDS = frozenset({"bot", "pbmserv", "postmaster", "mailer-daemon", "all"})
 MIN_PASSWORD_LENGTH = 4
+#: the most addresses of one account: each new one may get a confirmation mail
+MOST_ADDRESSES = 5
 
 
 def _check_password(password: str, usage: str) -> None:
@@ -20,25 +25,69 @@ def _check_password(password: str, usage: str) -> None:
         raise ServiceError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", usage)
 
 
-def _set_addresses(user: User, addresses: tuple[str, ...]) -> None:
-    """The account's addresses become `addresses`, in that order; an
-    address it had already keeps its row (a new row for it would meet the
-    old one in the unique constraint before the old one is deleted)."""
+def _set_addresses(ctx: Context, user: User, addresses: tuple[str, ...], usage: str) -> None:
+    """The account's addresses become `addresses`, in that order. An
+    address it had keeps its row (and whether it is confirmed: a new row
+    would also meet the old one in the unique constraint before the old one
+    is deleted). The address the mail comes from is confirmed by it; any
+    other new address waits for its confirmation code."""
+    wanted = _checked_addresses(addresses, usage)
     kept = {address.address: address for address in user.addresses}
-    user.addresses[:] = [kept.get(address) or Address(address=address) for address in dict.fromkeys(addresses)]
+    user.addresses[:] = [kept.get(address) or Address(address=address) for address in wanted]
     for position, address in enumerate(user.addresses):
         address.position = position
+        if address.address == ctx.sender and address.confirmed_at is None:
+            address.confirmed_at = ctx.now
+
+
+def _checked_addresses(addresses: tuple[str, ...], usage: str) -> list[str]:
+    wanted = list(dict.fromkeys(addresses))
+    if len(wanted) > MOST_ADDRESSES:
+        raise ServiceError(f"An account has at most {MOST_ADDRESSES} addresses, and this names {len(wanted)}.", usage)
+    return wanted
 
 
 def _account_text(user: User) -> str:
-    return "Mail for this account goes to: " + ", ".join(a.address for a in user.addresses) + "."
+    waiting = [a.address for a in user.addresses if a.confirmed_at is None]
+    text = "Mail for this account goes to: " + (", ".join(user.mail_addresses) or "no address yet") + "."
+    if waiting:
+        text += "\n" + wrap(
+            f"Waiting to be confirmed: {', '.join(waiting)}. A mail to each says how; until then, no other mail goes there.",
+            hang="",
+        )
+    return text
 
 
 def _to_user_and_sender(ctx: Context, user: User) -> tuple[str, ...]:
-    addresses = [a.address for a in user.addresses]
-    if ctx.sender and ctx.sender not in addresses:
-        addresses.append(ctx.sender)
-    return tuple(addresses)
+    return tuple(dict.fromkeys([*user.mail_addresses, *([ctx.sender] if ctx.sender else [])]))
+
+
+def _confirmation_code(ctx: Context, user: User, address: str) -> str:
+    return ctx.key.code("confirm address", str(user.id), address)
+
+
+def _confirmation_requests(ctx: Context, user: User) -> list[Reply]:
+    """A mail to each address of the account that waits to be confirmed
+    (at most one a day reaches an address: `service.rates`)."""
+    requests = []
+    for address in (a.address for a in user.addresses if a.confirmed_at is None):
+        code = _confirmation_code(ctx, user, address)
+        body = "\n\n".join([
+            wrap(
+                f"Someone asked the play-by-email server {ctx.settings.address} to send the mail of the account "
+                f"'{user.userid}' to this address, {address}.", hang="",
+            ),
+            wrap(
+                "If that was you, reply to this mail and keep its Subject, or send a mail to "
+                f"{ctx.settings.address} with the Subject: confirm {user.userid} {code}", hang="",
+            ),
+            wrap(
+                "If it was not you, there is nothing to do: no other mail of the account comes here unless the "
+                "address is confirmed.", hang="",
+            ),
+        ]) + "\n"
+        requests.append(Reply((address,), f"confirm {user.userid} {code}", body, "confirm"))
+    return requests
 
 
 def signup(ctx: Context, command: Signup) -> list[Reply]:
@@ -51,9 +100,10 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
     addresses = command.addresses or ((ctx.sender,) if ctx.sender else ())
     if not addresses:
         raise ServiceError("Your mail has no usable sender address, so the account would get no mail.", usage)
+    _checked_addresses(addresses, usage)  # before the password is hashed
     user = User(userid=command.userid, password_hash=ctx.passwords.hash(command.password), created_at=ctx.now)
-    _set_addresses(user, addresses)
     ctx.session.add(user)
+    _set_addresses(ctx, user, addresses, usage)
     ctx.session.flush()
     body = (
         f"Welcome, {user.userid}. Your account is ready.\n"
@@ -61,7 +111,7 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
         "Send 'list' for the games on this server and 'help' for the commands.\n"
         "Keep your password to yourself: every move you send needs it.\n"
     )
-    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv signup {user.userid}", body)]
+    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv signup {user.userid}", body), *_confirmation_requests(ctx, user)]
 
 
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
@@ -74,13 +124,30 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
 
 def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
     user = ctx.user(ctx.authenticate(command.userid, command.password))
-    before = [a.address for a in user.addresses]
+    before = user.mail_addresses
     addresses = command.addresses or ((ctx.sender,) if ctx.sender else ())
-    _set_addresses(user, addresses)
+    _set_addresses(ctx, user, addresses, GLOBAL_SYNTAX["change"])
     ctx.session.flush()
-    recipients = tuple(dict.fromkeys([*before, *(a.address for a in user.addresses)]))
+    recipients = tuple(dict.fromkeys([*before, *_to_user_and_sender(ctx, user)]))
     body = f"The addresses of {user.userid} have been changed.\n{_account_text(user)}\n"
-    return [Reply(recipients, f"pbmserv change address {user.userid}", body)]
+    return [Reply(recipients, f"pbmserv change address {user.userid}", body), *_confirmation_requests(ctx, user)]
+
+
+def confirm(ctx: Context, command: Confirm) -> list[Reply]:
+    """The address whose code this is gets the account's mail from now on."""
+    user = ctx.known_user(command.userid)
+    waiting = [a for a in user.addresses if a.confirmed_at is None]
+    found = next(
+        (a for a in waiting if hmac.compare_digest(_confirmation_code(ctx, user, a.address), command.code)), None,
+    )
+    if found is None:
+        raise ServiceError(
+            f"That code confirms no address of '{user.userid}' that is waiting to be confirmed.",
+            "reply to the mail that asked you to confirm, keeping its Subject",
+        )
+    found.confirmed_at = ctx.now
+    body = f"{found.address} now gets the mail of {user.userid}.\n{_account_text(user)}\n"
+    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv confirm {user.userid}", body)]
 
 
 def signoff(ctx: Context, command: Signoff) -> list[Reply]:

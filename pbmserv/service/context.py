@@ -16,6 +16,7 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords, TooManyFailures
 from pbmserv.service.rates import RateLog
 from pbmserv.store import records
+from pbmserv.store.key import ServerKey
 from pbmserv.store.models import Address, User
 from pbmserv.store.prepared import Prepared
 
@@ -38,7 +39,7 @@ _USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
 _ADDRESSES = Prepared(
     select(_ADDRESS_ROWS.c.address)
     .join(_USERS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
-    .where(_USERS.c.userid == bindparam("userid"))
+    .where(_USERS.c.userid == bindparam("userid"), _ADDRESS_ROWS.c.confirmed_at.is_not(None))
     .order_by(_ADDRESS_ROWS.c.position)
 )
 
@@ -75,6 +76,7 @@ class Context:
     settings: Settings
     catalog: Catalog
     passwords: Passwords
+    key: ServerKey
     rates: RateLog  # events counted against rate limits, in every process
     now: datetime
     sender: str  # the address replies to queries and errors go to
@@ -144,7 +146,7 @@ class Context:
         return query.rows(self.connection, params)
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-        """Each user's addresses, in their order (one query a user: most
+        """Each user's confirmed addresses, in their order (one query a user: most
         mails go to two, and an IN list could not be prepared)."""
         return {
             userid: tuple(address for (address,) in self.read(_ADDRESSES, {"userid": userid}))

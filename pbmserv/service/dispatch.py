@@ -13,6 +13,7 @@ _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
     c.Signup: accounts.signup,
     c.ChangePassword: accounts.change_password,
     c.ChangeAddress: accounts.change_address,
+    c.Confirm: accounts.confirm,
     c.Signoff: accounts.signoff,
     c.ListGames: help.list_games,
     c.GameHelp: help.game_help,

@@ -11,13 +11,14 @@ from pbmserv.service.views import syntax_lines, wrap
 
 COMMAND_HELP = {
     "help": "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
-    "signup": "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password at least 4 characters and no spaces. Mail goes to the addresses you list, or to the address you mail from. 'add' is another name for it.",
+    "signup": "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password at least 4 characters and no spaces. Mail goes to the address you mail from, or to the addresses you list (at most 5): each one other than yours gets a mail asking to confirm it, and no other mail until it is confirmed. 'add' is another name for it.",
     "add": "Another name for 'signup'.",
-    "change": "'change password' replaces your password (old one first). 'change address' replaces the addresses your mail goes to; without addresses it uses the one you mail from.",
+    "change": "'change password' replaces your password (old one first). 'change address' replaces the addresses your mail goes to (at most 5); without addresses it uses the one you mail from. A new address other than the one you mail from gets mail only once it is confirmed.",
+    "confirm": "Confirms that an address may get the mail of an account. The server mails a new address this command, with its code, as the Subject: reply to that mail keeping the Subject, or send it yourself.",
     "signoff": "Deletes your account. Every game you are still playing is forfeited to your opponents. 'delete' is another name for it.",
     "delete": "Another name for 'signoff'.",
     "list": "Lists the games this server runs, with their options. Name games to see only those.",
-    "multiple": "Put 'multiple' in the Subject and one command on each line of the body; each line is carried out in turn and answered on its own.",
+    "multiple": "Put 'multiple' in the Subject and one command on each line of the body (at most 20); each line is carried out in turn and answered on its own, and the lines that could not be carried out are answered together in one mail.",
     "challenge": "Starts a new board between the players you name (the first one moves first) and mails it to all of them. Options such as -size=5 change the game (see 'GAME help'); --nagtime=days and --forfeittime=days set how long the server waits for a move before reminding, and before forfeiting.",
     "move": "Makes your move on a board. The move is the rest of the line, written as the game's help explains. A trailing #n makes the server refuse the move unless it is move number n, so an old or repeated mail can never move twice. 'move ... resign' gives up the game. 'move ... propose' offers a draw and 'move ... undo' asks to take back the last move; every other player answers with 'move ... accept' or 'move ... reject' (the proposer may reject, too, to withdraw it). One offer is open at a time; it takes effect when all others have accepted, and lapses with the next move. Moves such as pass or swap exist where a game's help lists them.",
     "queue": "Keeps your next move on a board while it is not your turn; the server plays it for you as soon as your turn comes, in the same step as your opponent's move, and marks it (Auto) in the move list. A new 'queue' replaces the earlier one. Nobody else sees it before it is played; if it is not legal then, it is dropped and you get a mail saying why.",

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -33,6 +34,7 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import MailCaps, RateLog, forget_old_events
 from pbmserv.service.views import wrap
+from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.database import lost_a_race, savepoint, sync_to_disk
 from pbmserv.store.models import InboundMail, OutboxMail
 from pbmserv.store.spool import Arrival, Spool
@@ -160,6 +162,11 @@ class Processor:
 
     def __post_init__(self) -> None:
         self.passwords = Passwords(self.settings)
+
+    @cached_property
+    def key(self) -> ServerKey:
+        """The server's key, read (or made) on first use: `serve` and `receive` ask for it at start."""
+        return server_key(self.settings)
 
     # -- intake ------------------------------------------------------------
     def store(self, raw: bytes, envelope_sender: str | None = None) -> tuple[int, bool]:
@@ -534,7 +541,7 @@ class Processor:
     ) -> list[str]:
         """Run one step of the timer pass and queue the mails it made; returns its report."""
         output = BatchOutput(connection, self.clock, self.settings)
-        ctx = Context(connection, self.settings, self.catalog, self.passwords, output.events, now, "")
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, "")
         try:
             replies, report = step(ctx)
             ctx.close()
@@ -556,7 +563,7 @@ class Processor:
     def _execute(  # type: ignore[no-untyped-def]
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, command, comment: str, now: datetime,
     ) -> list[Reply]:
-        ctx = Context(connection, self.settings, self.catalog, self.passwords, output.events, now, mail.sender, comment)
+        ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment)
         try:
             replies = execute(ctx, command)
             ctx.close()  # the ORM session's changes fail here, inside the savepoint

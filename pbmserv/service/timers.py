@@ -79,7 +79,7 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
         running.ended_at = min(ctx.now, vacation_end(ctx, vacations, running))
         left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
         text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
-    recipients = tuple(dict.fromkeys([*(a.address for a in user.addresses), ctx.sender]))
+    recipients = tuple(dict.fromkeys([*user.mail_addresses, ctx.sender]))
     return [Reply(recipients, f"pbmserv vacation {user.userid}", views.wrap(text, hang="") + "\n")]
 
 
@@ -95,7 +95,7 @@ def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
             user = ctx.session.get(User, running.user_id)
             report.append(f"vacation of {user.userid} ended: allowance used up")
             text = f"The vacation of {user.userid} has ended: the vacation days of {ends.year} are used up."
-            replies.append(Reply(tuple(a.address for a in user.addresses), f"pbmserv vacation {user.userid}", text + "\n", "board"))
+            replies.append(Reply(tuple(user.mail_addresses), f"pbmserv vacation {user.userid}", text + "\n", "board"))
     return replies, report
 
 

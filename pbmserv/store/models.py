@@ -45,6 +45,11 @@ class User(Base):
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )
 
+    @property
+    def mail_addresses(self) -> list[str]:
+        """The addresses the account's mail goes to: the confirmed ones."""
+        return [a.address for a in self.addresses if a.confirmed_at is not None]
+
 
 class Address(Base):
     __tablename__ = "addresses"
@@ -54,6 +59,8 @@ class Address(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     address: Mapped[str] = mapped_column(String(320), index=True)
     position: Mapped[int] = mapped_column(Integer)
+    #: when mail to it was confirmed (by a mail from it, or its code); None: it gets no mail but the request to confirm
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     user: Mapped[User] = relationship(back_populates="addresses")
 
 

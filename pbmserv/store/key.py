@@ -1,0 +1,77 @@
+"""The server's secret key: 32 random bytes in a file of their own (mode
+0600), made on first use. It keys the codes that confirm an address. It
+lives outside the database, so that a copy of the database (a backup, a
+dump) does not carry it; every process of one server must use the same
+file.
+
+Where it is: the setting `key_file`; by default beside a SQLite database
+(`<database file>-key`). A PostgreSQL server has no such place, so there
+the setting is required.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from pbmserv.config import ConfigError, Settings
+
+KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class ServerKey:
+    secret: bytes
+
+    def code(self, *parts: str, length: int = 10) -> str:
+        """A code only this server can make from `parts`: lower-case letters and digits."""
+        digest = hmac.new(self.secret, "\0".join(parts).encode(), hashlib.sha256).digest()
+        alphabet = "abcdefghijkmnpqrstuvwxyz23456789"  # no l, o, 0, 1: they are easily misread
+        return "".join(alphabet[byte % len(alphabet)] for byte in digest[:length])
+
+
+def key_path(settings: Settings) -> Path:
+    if settings.key_file:
+        return Path(settings.key_file)
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(f"{url.database}-key")
+    raise ConfigError(
+        "set key_file ([database] key_file, or PBMSERV_KEY_FILE): the file of the server's secret key, "
+        "the same for every process of the server (it is made if it does not exist)"
+    )
+
+
+def server_key(settings: Settings) -> ServerKey:
+    """The key in the file `key_path(settings)`, made there if there is none."""
+    path = key_path(settings)
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        pass
+    staged = path.with_name(f"{path.name}.{os.getpid()}.new")
+    descriptor = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(descriptor, os.urandom(KEY_BYTES))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    try:
+        os.link(staged, path)  # fails if another process made the key meanwhile: then that one holds
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(staged)
+    return _read(path)
+
+
+def _read(path: Path) -> ServerKey:
+    secret = path.read_bytes()
+    if len(secret) < KEY_BYTES:
+        raise ConfigError(f"the key file {path} holds {len(secret)} bytes, fewer than {KEY_BYTES}")
+    return ServerKey(secret)
