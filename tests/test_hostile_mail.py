@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from pbmserv.config import load_settings
 from pbmserv.runtime import Runtime
+from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Reply
 from pbmserv.service.processor import Processor
@@ -289,3 +290,23 @@ def test_an_address_an_account_names_gets_no_board_mail_until_it_is_confirmed(to
     assert "victim@outside.example now gets the mail of alice" in body(confirmed[0][1])
     moved = send(runtime, "alice@example.org", "toy move 101 alice secret1 c3")
     assert "victim@outside.example" in [recipient for recipient, _ in moved]
+
+
+# -- H2: guessing cannot lock a player out, and every process counts it -----------------------
+def test_guessing_from_many_addresses_is_held_and_the_player_still_gets_in(toy_boards: Runtime, key_file: str) -> None:
+    runtime = with_settings(toy_boards, replies_per_hour=1000, error_replies_per_hour=1000)
+    for n in range(guesses.IN_ALL):
+        send(runtime, f"forged{n}@example.net", f"toy move 101 bob guess{n} a1")
+    [(_, message)] = send(runtime, "new-guesser@example.net", "toy move 101 bob secret2 a1")
+    assert "Too many wrong passwords came to this server" in " ".join(body(message).split())
+
+    restarted = Runtime(  # another process (a `receive`, or serve after a restart) remembers no check
+        runtime.settings, catalog=runtime.processor.catalog, clock=runtime.clock, backend=runtime.backend,
+    )
+    try:
+        [(_, message)] = send(restarted, "new-guesser@example.net", "toy move 101 bob guess a1")
+        assert "Too many wrong passwords came to this server" in " ".join(body(message).split())
+        replies = send(restarted, "bob@example.org", "toy move 101 bob secret2 a1")
+        assert replies and all("Error" not in str(message["Subject"]) for _, message in replies)
+    finally:
+        restarted.close()

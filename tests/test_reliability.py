@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -21,7 +20,8 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.gamekit import IllegalMove
 from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.passwords import FAILED_CHECKS_PER_ACCOUNT, FAILED_CHECKS_WINDOW, Passwords, TooManyFailures
+from pbmserv.service import guesses
+from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import body, make_mail, send, send_raw
@@ -265,17 +265,15 @@ def test_game_rules_errors_reach_the_player_in_their_words(toy_boards: Runtime) 
     assert "c3 is a light square: you play on dark squares." in body(message)
 
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
-
-
 def test_remembered_password_checks_never_accept_a_wrong_or_changed_password() -> None:
     passwords = Passwords(Settings(password_time_cost=1, password_memory_kib=1024))
     stored = passwords.hash("right-one")
-    assert passwords.verify(stored, "right-one", NOW) and passwords.verify(stored, "right-one", NOW)
-    assert not passwords.verify(stored, "wrong-one", NOW) and not passwords.verify(stored, "wrong-one", NOW)
+    assert passwords.remembered(stored, "right-one") is None
+    assert passwords.verify(stored, "right-one") and passwords.remembered(stored, "right-one") is True
+    assert not passwords.verify(stored, "wrong-one") and passwords.remembered(stored, "wrong-one") is False
     changed = passwords.hash("right-one")  # same password, new salt: a new stored hash
-    assert passwords.verify(changed, "right-one", NOW)
-    assert not passwords.verify(passwords.hash("new-one"), "right-one", NOW)
+    assert passwords.remembered(changed, "right-one") is None and passwords.verify(changed, "right-one")
+    assert not passwords.verify(passwords.hash("new-one"), "right-one")
 
 
 class CountingHasher:
@@ -289,39 +287,31 @@ class CountingHasher:
         return self.hasher.verify(stored_hash, password)
 
 
-def test_a_flood_of_wrong_passwords_costs_few_full_checks_and_locks_no_known_player_out() -> None:
-    passwords = Passwords(Settings(password_time_cost=1, password_memory_kib=1024))
-    stored, elsewhere = passwords.hash("right-one"), passwords.hash("elsewhere")
+def test_a_flood_of_wrong_passwords_from_one_address_costs_few_full_checks(toy_boards: Runtime) -> None:
+    passwords = toy_boards.processor.passwords
     hasher = passwords._hasher = CountingHasher(passwords._hasher)  # type: ignore[assignment]
-    assert passwords.verify(stored, "right-one", NOW)
-    for attempt in range(FAILED_CHECKS_PER_ACCOUNT):
-        assert not passwords.verify(stored, f"guess-{attempt}", NOW)
-        assert not passwords.verify(stored, f"guess-{attempt}", NOW), "the same wrong password again"
-    assert hasher.checks == 1 + FAILED_CHECKS_PER_ACCOUNT
-    later = NOW + timedelta(minutes=1)
-    for attempt in range(100):
-        with pytest.raises(TooManyFailures) as refused:
-            passwords.verify(stored, f"another-guess-{attempt}", later)
-    assert refused.value.until == NOW + FAILED_CHECKS_WINDOW
-    assert hasher.checks == 1 + FAILED_CHECKS_PER_ACCOUNT, "refused without a check"
-    assert passwords.verify(stored, "right-one", later), "a password checked before still passes"
-    assert not passwords.verify(elsewhere, "guess-0", later), "other accounts are checked as ever"
-    assert not passwords.verify(stored, "one-more-guess", NOW + FAILED_CHECKS_WINDOW), "checked again once the window moved on"
+    for attempt in range(3 * guesses.PER_SENDER):
+        send(toy_boards, "mallory@example.org", f"toy move 101 bob guess{attempt % 3 if attempt < 3 else attempt} a1")
+    assert hasher.checks == guesses.PER_SENDER, "the same wrong password again costs nothing, and then none is checked"
 
 
-def test_a_player_gets_a_clear_answer_when_their_account_is_guessed_at(toy_boards: Runtime) -> None:
-    for attempt in range(FAILED_CHECKS_PER_ACCOUNT):
+def test_a_guesser_gets_a_clear_answer_and_the_player_is_not_locked_out(toy_boards: Runtime) -> None:
+    from dataclasses import replace
+
+    toy_boards.processor.settings = replace(toy_boards.settings, replies_per_hour=100, error_replies_per_hour=100)
+    for attempt in range(guesses.PER_SENDER):
         [(_, message)] = send(toy_boards, "mallory@example.org", f"toy move 101 bob guess{attempt} a1")
         assert "The password for 'bob' is wrong." in body(message)
-    [(_, message)] = send(toy_boards, "mallory@example.org", "toy move 101 bob guess9 a1")
+    [(_, message)] = send(toy_boards, "mallory@example.org", "toy move 101 bob secret2 a1")
     text = " ".join(body(message).split())
-    assert "too many wrong passwords for 'bob' lately: no new password for 'bob' is checked until" in text
-    assert "How to do it right: send your mail again after that time" in text
-    [(_, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
-    assert "too many wrong passwords" in body(message), "bob's password was never checked by this process"
-    toy_boards.clock.advance(minutes=16)  # type: ignore[attr-defined]
+    assert "Too many wrong passwords came from mallory@example.org in the last 15 minutes" in text
+    assert "send your mail from one of your account's own addresses" in text
+    toy_boards.processor.passwords = Passwords(toy_boards.settings)  # a restart: nothing remembered
     replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
     assert replies and all("Error" not in message["Subject"] for _, message in replies)
+    toy_boards.clock.advance(minutes=16)  # type: ignore[attr-defined]
+    [(_, message)] = send(toy_boards, "mallory@example.org", "toy move 101 bob guess99 c3")
+    assert "The password for 'bob' is wrong." in body(message), "checked again once the window moved on"
 
 
 def test_answers_to_one_sender_are_capped_per_hour_but_board_mails_are_not(runtime: Runtime) -> None:

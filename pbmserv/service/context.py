@@ -11,9 +11,10 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbmserv.config import Settings
+from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError
-from pbmserv.service.passwords import Passwords, TooManyFailures
+from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import RateLog
 from pbmserv.store import records
 from pbmserv.store.key import ServerKey
@@ -112,18 +113,20 @@ class Context:
 
     def authenticate(self, userid: str, password: str) -> records.Account:
         """The account, if `password` is theirs; otherwise a ServiceError that
-        does not say which of the two was wrong beyond what is public."""
+        does not say which of the two was wrong beyond what is public. A
+        password this process has not checked before is checked within the
+        limits on guessing (`service.guesses`)."""
         account = records.find_account(self.connection, userid.lower())
         if account is None:
             raise unknown_user(userid)
-        try:
-            matches = self.passwords.verify(account.password_hash, password, self.now)
-        except TooManyFailures as refusal:
-            raise ServiceError(
-                f"There were too many wrong passwords for '{account.userid}' lately: no new password"
-                f" for '{account.userid}' is checked until {refusal.until:%Y-%m-%d %H:%M} UTC.",
-                "send your mail again after that time",
-            ) from refusal
+        matches = self.passwords.remembered(account.password_hash, password)
+        if matches is None:
+            own = self.sender in self.addresses([account.userid])[account.userid]
+            if not own:
+                guesses.check_allowed(self.rates, self.sender, self.now)
+            matches = self.passwords.verify(account.password_hash, password)
+            if not matches:
+                guesses.failed(self.rates, self.sender, own, self.now)
         if not matches:
             raise ServiceError(
                 f"The password for '{account.userid}' is wrong.",

@@ -11,21 +11,33 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers, parse_mail, read_identity
+from pbmserv.mail.inbound import (
+    IncomingMail,
+    Unreadable,
+    parse_headers,
+    parse_mail,
+    read_identity,
+)
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
-from pbmserv.protocol import Line, ParseError, Request, parse_request, probable_passwords
-from pbmserv.protocol.parser import MOST_COMMANDS
+from pbmserv.protocol import (
+    Line,
+    ParseError,
+    Request,
+    parse_request,
+    probable_passwords,
+)
 from pbmserv.protocol.commands import MASK, GameCommand
+from pbmserv.protocol.parser import MOST_COMMANDS
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Context, Reply
@@ -34,8 +46,8 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import MailCaps, RateLog, forget_old_events
 from pbmserv.service.views import wrap
-from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.database import lost_a_race, savepoint, sync_to_disk
+from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.models import InboundMail, OutboxMail
 from pbmserv.store.spool import Arrival, Spool
 
