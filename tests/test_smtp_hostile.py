@@ -7,18 +7,22 @@ from __future__ import annotations
 import asyncio
 import smtplib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from pathlib import Path
 
+import pytest
 from aiosmtpd.smtp import Envelope, Session
 
 from pbmserv.runtime import Runtime
 from pbmserv.smtpd import IntakeHandler, start_listener
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
+from tests.test_cli import BIN, env_for
 from tests.test_smtpd import inbound_rows
 
 SERVER = "pbmserv@localhost"
@@ -229,3 +233,34 @@ def test_every_one_of_a_crowd_of_connections_is_greeted(runtime: Runtime) -> Non
         greetings = asyncio.run(crowd(port))
     assert sorted(set(greetings)) == [b"220 localh", b"421 4.7.0 "]
     assert greetings.count(b"220 localh") == 40
+
+
+# -- `pbmserv receive` refuses what SMTP intake refuses ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("sender", "raw", "says"),
+    [
+        (b"evil\n@example.org", make_mail("alice@example.org", "help"), b"control character"),
+        (b"evil\x1b@example.org", make_mail("alice@example.org", "help"), b"control character"),
+        (b"x" * 300 + b"@example.org", make_mail("alice@example.org", "help"), b"longer than 256 octets"),
+        (b"alice@example.org", make_mail("alice@example.org", "help").replace(b"Subject:", b"X: \0\r\nSubject:"), b"NUL"),
+        (b"\xff@example.org", make_mail("alice@example.org", "help"), b"cannot be stored as it is"),
+        (b"alice@example.org", make_mail("alice@example.org", "help", "x" * 10_000_000), b"larger than 10000 bytes"),
+    ],
+    ids=["newline-sender", "escape-sender", "long-sender", "nul-header", "not-utf8-sender", "oversize"],
+)
+def test_receive_refuses_for_good_what_smtp_intake_refuses(
+    runtime: Runtime, database_url: str, tmp_path: Path, sender: bytes, raw: bytes, says: bytes,
+) -> None:
+    """Exit 65 (EX_DATAERR): the MTA bounces the mail, as a 5xx makes it.
+    Before, these were taken, or failed with a traceback (exit 1)."""
+    refused = subprocess.run(
+        [BIN / "pbmserv", "receive", b"--sender", sender], input=raw,
+        env=env_for(tmp_path, PBMSERV_DATABASE_URL=database_url, PBMSERV_MAX_MESSAGE_BYTES="10000"),
+        capture_output=True, timeout=60,
+    )
+    assert refused.returncode == 65, refused.stderr
+    assert refused.stderr.splitlines()[-1].startswith(b"pbmserv: mail refused: ")
+    assert says in refused.stderr
+    assert inbound_rows(runtime) == []
