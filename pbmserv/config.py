@@ -29,7 +29,7 @@ class Settings:
     command_seconds: float = 120.0
     #: SMTP sessions open at once, in all and from one client address; more are answered 421 at once
     max_sessions: int = 200
-    max_sessions_per_client: int = 20
+    max_sessions_per_client: int = 30
     #: seconds between rounds of the processing and delivery worker in `serve`
     poll_seconds: float = 1.0
     #: seconds one mail may take in `serve`'s worker before the worker is

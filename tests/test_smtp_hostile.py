@@ -189,6 +189,19 @@ def test_mail_data_sent_a_byte_at_a_time_is_cut_off_at_the_session_limit(runtime
         assert replies.readline() == b""
 
 
+def test_a_session_whose_client_reads_no_answer_is_still_ended(runtime: Runtime) -> None:
+    """A client that sends commands and reads none of the answers fills the
+    server's buffers; closing its connection waited for them to empty, for
+    ever. It is cut off at the session limit all the same."""
+    with listening(runtime, session_seconds=2.0) as port, socket.socket() as connection:
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        connection.settimeout(60)
+        connection.connect(("127.0.0.1", port))
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            while True:
+                connection.sendall(b"NOOP\r\n" * 1000)
+
+
 def test_a_silent_session_is_closed_after_command_seconds(runtime: Runtime) -> None:
     with listening(runtime, command_seconds=1.0) as port, socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
         replies = connection.makefile("rb")
