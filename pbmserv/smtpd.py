@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy import exc
@@ -208,8 +208,9 @@ class LimitedSMTP(SMTP):
         if not self.limits.enter(client):
             # Answered here, before aiosmtpd starts a session (and a task) for
             # it: a crowd of connections costs little, and everyone is greeted.
-            transport.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())  # type: ignore[attr-defined]
-            transport.close()
+            connection = cast(asyncio.Transport, transport)
+            connection.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())
+            connection.close()
             return
         self.client = client
         self._session_timer = self.loop.call_later(self.session_seconds, self._close, "session too long")
@@ -228,15 +229,15 @@ class LimitedSMTP(SMTP):
         self._close("timeout")
 
     def _close(self, reason: str) -> None:
-        transport = self.transport
-        if transport is None or transport.is_closing():
+        connection = cast(asyncio.Transport | None, self.transport)
+        if connection is None or connection.is_closing():
             return
         log.info("%r: %s, closing the session", self.session.peer if self.session else None, reason)
-        transport.write(f"421 4.4.2 {self.hostname} {reason}, closing connection\r\n".encode())  # type: ignore[attr-defined]
-        if transport.get_write_buffer_size():  # type: ignore[attr-defined]
-            transport.abort()  # type: ignore[attr-defined]  # a client that reads nothing would keep a close() waiting for ever
+        connection.write(f"421 4.4.2 {self.hostname} {reason}, closing connection\r\n".encode())
+        if connection.get_write_buffer_size():  # a client that reads nothing would keep a close() waiting for ever
+            connection.abort()
         else:
-            transport.close()
+            connection.close()
 
 
 class Progress:
