@@ -26,6 +26,12 @@ class Settings:
     listen: str = "127.0.0.1:2525"
     hostname: str = "localhost"
     max_message_bytes: int = 256 * 1024
+    #: seconds an SMTP session may last in all, and may wait for the client's next command (or its mail data)
+    session_seconds: float = 600.0
+    command_seconds: float = 120.0
+    #: SMTP sessions open at once, in all and from one client address; more are answered 421 at once
+    max_sessions: int = 200
+    max_sessions_per_client: int = 30
     #: seconds between rounds of the processing and delivery worker in `serve`
     poll_seconds: float = 1.0
     #: seconds one mail may take in `serve`'s worker before the worker is
@@ -74,6 +80,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "listen": ("smtp", "listen", "PBMSERV_LISTEN"),
     "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
     "max_message_bytes": ("smtp", "max_message_bytes", "PBMSERV_MAX_MESSAGE_BYTES"),
+    "session_seconds": ("smtp", "session_seconds", "PBMSERV_SESSION_SECONDS"),
+    "command_seconds": ("smtp", "command_seconds", "PBMSERV_COMMAND_SECONDS"),
+    "max_sessions": ("smtp", "max_sessions", "PBMSERV_MAX_SESSIONS"),
+    "max_sessions_per_client": ("smtp", "max_sessions_per_client", "PBMSERV_MAX_SESSIONS_PER_CLIENT"),
     "poll_seconds": ("smtp", "poll_seconds", "PBMSERV_POLL_SECONDS"),
     "stuck_seconds": ("smtp", "stuck_seconds", "PBMSERV_STUCK_SECONDS"),
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),

@@ -7,13 +7,17 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import re
 import signal
+import sqlite3
 import sys
 import threading
 import time
-from typing import Protocol
+from collections import Counter
+from typing import Any, Protocol, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy import exc
 
 from pbmserv.config import Settings
 from pbmserv.runtime import Runtime
@@ -24,6 +28,43 @@ log = logging.getLogger(__name__)
 WATCHDOG_SECONDS = 5.0
 STOP_GRACE_SECONDS = 10.0
 GIL_SWITCH_SECONDS = 0.0005
+#: connections the kernel queues for the listener before it accepts them
+#: (asyncio's default, 100, dropped the connections of a crowd arriving at once)
+LISTEN_BACKLOG = 1024
+
+# -- what intake refuses (SMTP intake; `receive` follows the same rules) -------
+
+#: the longest reverse or forward path, angle brackets included (RFC 5321 4.5.3.1.3)
+MAX_PATH_OCTETS = 256
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+_EMPTY_LINE = re.compile(rb"\n\r?\n")
+
+#: errors that say the database takes no mail now (an outage, a lock held past
+#: the busy timeout, a full disk): every mail waits for its sender's retry
+OUTAGE_ERRORS = (exc.OperationalError, exc.InterfaceError, sqlite3.OperationalError, OSError)
+#: errors that say this mail can never be stored as it is: PostgreSQL refuses
+#: a NUL or an over-long value in a text column, either database a string that
+#: is not valid Unicode
+UNSTORABLE_ERRORS = (exc.DataError, UnicodeError)
+
+
+def path_problem(address: str) -> str | None:
+    """Why intake refuses a sender or recipient address, or None."""
+    if _CONTROL_CHARACTER.search(address):
+        return "the address holds a control character"
+    if len(address) + 2 > MAX_PATH_OCTETS:
+        return f"the address is longer than {MAX_PATH_OCTETS} octets"
+    return None
+
+
+def content_problem(raw: bytes) -> str | None:
+    """Why intake refuses a mail's bytes, or None. The header block is
+    taken to end at the first empty line, however the lines end: where the
+    mail parser ends it earlier, the block checked is only the larger. The
+    body may hold anything: the raw mail is kept as bytes."""
+    if b"\0" in _EMPTY_LINE.split(raw, maxsplit=1)[0]:
+        return "the header holds a NUL byte"
+    return None
 
 
 class EventLike(Protocol):
@@ -37,7 +78,8 @@ class IntakeHandler:
     """Answers 250 once the mail is committed (`Processor.accept`: into the
     arrival spool on SQLite, else into the database). Mails that arrive
     while a commit is under way wait for the next one, and are stored
-    together by one thread in one transaction (group commit)."""
+    together by one thread in one transaction (group commit). What could
+    never be stored is refused before, with a 5xx for that mail alone."""
 
     def __init__(self, runtime: Runtime, wake: EventLike):
         self.runtime = runtime
@@ -46,19 +88,36 @@ class IntakeHandler:
         self._waiting: list[tuple[bytes, str, asyncio.Future[None]]] = []
         self._storer: asyncio.Task[None] | None = None
 
+    async def handle_MAIL(self, server: SMTP, session: Session, envelope: Envelope, address: str, mail_options: list[str]) -> str:
+        problem = path_problem(address)
+        if problem is not None:
+            return f"553 5.1.7 {problem}"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 2.1.0 OK"
+
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]) -> str:
+        problem = path_problem(address)
+        if problem is not None:
+            return f"553 5.1.3 {problem}"
         if address.lower() != self.address:
             return f"550 5.1.1 <{address}>: no such mailbox here"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        problem = content_problem(raw)
+        if problem is not None:
+            return f"554 5.6.0 {problem}"
         stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((envelope.original_content or b"", envelope.mail_from or "", stored))
+        self._waiting.append((raw, envelope.mail_from or "", stored))
         if self._storer is None:
             self._storer = asyncio.create_task(self._store_waiting())
         try:
             await stored
+        except UNSTORABLE_ERRORS:  # it would fail the same way every time: the sender must not retry
+            return "554 5.6.0 the mail cannot be stored as it is"
         except Exception:  # the mail is not safe with us: the sender must retry
             return "451 4.3.0 cannot store the mail now, try again later"
         return "250 2.0.0 OK"
@@ -67,18 +126,118 @@ class IntakeHandler:
         try:
             while self._waiting:
                 group, self._waiting = self._waiting, []
-                try:
-                    await asyncio.to_thread(self.runtime.processor.accept, [(raw, sender) for raw, sender, _ in group])
-                except Exception as error:
-                    log.exception("could not store %s inbound mail(s)", len(group))
-                    for *_, stored in group:
-                        stored.set_exception(error)
-                    continue
-                self.wake.set()
-                for *_, stored in group:
-                    stored.set_result(None)
+                await self._store_group(group)
         finally:
             self._storer = None
+
+    async def _store_group(self, group: list[tuple[bytes, str, asyncio.Future[None]]]) -> None:
+        """One transaction for the group. Should it fail for any reason but
+        an outage, the mails are stored one by one, so that only a mail that
+        cannot be stored is refused. In an outage they are not: each try
+        could wait out the busy timeout, and all would fail the same."""
+        error = await self._accept(group)
+        if error is None or len(group) == 1 or isinstance(error, OUTAGE_ERRORS):
+            self._answer(group, error)
+            return
+        log.warning("could not store %s inbound mails together (%r); storing them one by one", len(group), error)
+        for position, mail in enumerate(group):
+            error = await self._accept([mail])
+            self._answer([mail], error)
+            if isinstance(error, OUTAGE_ERRORS):
+                self._answer(group[position + 1:], error)
+                return
+
+    async def _accept(self, mails: list[tuple[bytes, str, asyncio.Future[None]]]) -> Exception | None:
+        try:
+            await asyncio.to_thread(self.runtime.processor.accept, [(raw, sender) for raw, sender, _ in mails])
+        except Exception as error:
+            log.exception("could not store %s inbound mail(s)", len(mails))
+            return error
+        self.wake.set()
+        return None
+
+    @staticmethod
+    def _answer(mails: list[tuple[bytes, str, asyncio.Future[None]]], error: Exception | None) -> None:
+        for *_, stored in mails:
+            if stored.done():  # its client has gone (the session's task, and with it the wait, was cancelled)
+                continue
+            if error is None:
+                stored.set_result(None)
+            else:
+                stored.set_exception(error)
+
+
+class SessionLimits:
+    """The SMTP sessions open now, in all and by client address."""
+
+    def __init__(self, most: int, most_per_client: int):
+        self.most = most
+        self.most_per_client = most_per_client
+        self.open: Counter[str] = Counter()
+
+    def enter(self, client: str) -> bool:
+        """Count a new session from `client` in, if no limit is reached."""
+        if self.open.total() >= self.most or self.open[client] >= self.most_per_client:
+            return False
+        self.open[client] += 1
+        return True
+
+    def leave(self, client: str) -> None:
+        self.open[client] -= 1
+        if not self.open[client]:
+            del self.open[client]
+
+
+class LimitedSMTP(SMTP):
+    """aiosmtpd's SMTP session, with what a server open to the internet
+    needs besides: at most so many sessions at once (in all and per client),
+    a limit on how long a session lasts in all, and an answer (421) when it
+    is closed for taking too long. aiosmtpd's own timeout (`timeout`)
+    restarts with every command, so by itself a client sending one now
+    and then could keep its session for ever."""
+
+    def __init__(self, handler: Any, limits: SessionLimits, session_seconds: float, **options: Any):
+        super().__init__(handler, **options)
+        self.limits = limits
+        self.session_seconds = session_seconds
+        self.client: str | None = None  # once the session is let in
+        self._session_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        client = (transport.get_extra_info("peername") or ("",))[0]
+        if not self.limits.enter(client):
+            # Answered here, before aiosmtpd starts a session (and a task) for
+            # it: a crowd of connections costs little, and everyone is greeted.
+            connection = cast(asyncio.Transport, transport)
+            connection.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())
+            connection.close()
+            return
+        self.client = client
+        self._session_timer = self.loop.call_later(self.session_seconds, self._close, "session too long")
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self.client is None:  # refused in connection_made: aiosmtpd never saw it
+            return
+        self.limits.leave(self.client)
+        self.client = None
+        assert self._session_timer is not None
+        self._session_timer.cancel()
+        super().connection_lost(error)
+
+    def _timeout_cb(self) -> None:  # aiosmtpd's timeout: no command (or no end of the mail data) in time
+        self._close("timeout")
+
+    def _close(self, reason: str) -> None:
+        connection = cast(asyncio.Transport | None, self.transport)
+        if connection is None or connection.is_closing():
+            return
+        log.info("%r: %s, closing the session", self.session.peer if self.session else None, reason)
+        connection.write(f"421 4.4.2 {self.hostname} {reason}, closing connection\r\n".encode())
+        if connection.get_write_buffer_size():  # a client that reads nothing would keep a close() waiting for ever
+            connection.abort()
+        else:
+            connection.close()
 
 
 class Progress:
@@ -294,10 +453,15 @@ async def start_listener(runtime: Runtime, wake: EventLike, host: str, port: int
     """The SMTP server on (host, port); port 0 picks a free port."""
     settings = runtime.settings
     handler = IntakeHandler(runtime, wake)
+    limits = SessionLimits(settings.max_sessions, settings.max_sessions_per_client)
     return await asyncio.get_running_loop().create_server(
-        lambda: SMTP(handler, hostname=settings.hostname, data_size_limit=settings.max_message_bytes),
+        lambda: LimitedSMTP(
+            handler, limits, settings.session_seconds, hostname=settings.hostname,
+            data_size_limit=settings.max_message_bytes, timeout=settings.command_seconds,
+        ),
         host,
         port,
+        backlog=LISTEN_BACKLOG,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import NoReturn
 
 import click
 from sqlalchemy.exc import SQLAlchemyError
@@ -11,8 +12,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from pbmserv.cli import config_option, key_or_exit, settings_or_exit
 from pbmserv.runtime import Runtime
 
+EX_DATAERR = 65  # sysexits: the mail is refused for good; the MTA bounces it
 EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
-
 
 @click.group()
 @config_option
@@ -32,12 +33,22 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
 def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-def]
     """Take one mail on standard input: store it, process it, deliver the replies.
 
-    Exits 75 (try again later) if the mail could not be stored."""
-    raw = sys.stdin.buffer.read()
+    Exits 65 (refused: the MTA bounces it) for a mail that SMTP intake would
+    refuse with a 5xx, 75 (try again later) if the mail could not be stored."""
+    from pbmserv.smtpd import UNSTORABLE_ERRORS, content_problem, path_problem
+
+    raw = sys.stdin.buffer.read(settings.max_message_bytes + 1)
+    if len(raw) > settings.max_message_bytes:
+        refuse(f"the mail is larger than {settings.max_message_bytes} bytes")
+    problem = (path_problem(sender) if sender is not None else None) or content_problem(raw)
+    if problem is not None:
+        refuse(problem)
     try:
         runtime = Runtime(settings)
         runtime.upgrade_schema()
         _, duplicate = runtime.processor.store(raw, sender)
+    except UNSTORABLE_ERRORS as error:
+        refuse(f"it cannot be stored as it is ({type(error).__name__})")
     except (SQLAlchemyError, OSError) as error:
         click.echo(f"pbmserv: cannot store the mail, try again later: {error}", err=True)
         sys.exit(EX_TEMPFAIL)
@@ -51,6 +62,11 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
         logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next run goes on")
     finally:
         runtime.close()
+
+
+def refuse(problem: str) -> NoReturn:
+    click.echo(f"pbmserv: mail refused: {problem}", err=True)
+    sys.exit(EX_DATAERR)
 
 
 @cli.command()
