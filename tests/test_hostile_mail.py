@@ -17,7 +17,7 @@ from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Reply
 from pbmserv.service.processor import Processor
-from pbmserv.store.models import InboundMail, User
+from pbmserv.store.models import InboundMail, Move, User
 from tests.mailtools import body, make_mail, send, send_raw
 from tests.test_cli import BIN, admin, env_for
 from tests.test_reliability import CrashingToy
@@ -118,6 +118,12 @@ def test_an_operator_fails_a_pending_mail_and_retries_it(tmp_path: Path) -> None
     assert result.returncode == 1
     assert f"inbound {row_id}: not changed: it is pending, not failed or dropped" in result.stderr
     assert "inbound 99999: not changed: no such mail" in result.stderr
+
+    processed = subprocess.run(
+        [BIN / "pbmserv", "process"], env=env_for(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )
+    assert processed.stdout == "processed 1 mail(s)\n", processed.stderr
+    assert "alice" in admin(tmp_path, "users", "list"), "retried from its sealed original, password and all"
 
 
 # -- M3: change address, and the cause of a failure ----------------------------------
@@ -310,3 +316,78 @@ def test_guessing_from_many_addresses_is_held_and_the_player_still_gets_in(toy_b
         assert replies and all("Error" not in str(message["Subject"]) for _, message in replies)
     finally:
         restarted.close()
+
+
+# -- M1: passwords never kept or passed on in clear --------------------------------------
+def test_a_password_in_a_comment_is_masked_for_the_opponent_and_in_the_move_list(toy_boards: Runtime) -> None:
+    replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1", "Oops, my password is secret2. Bye")
+    [to_alice] = [body(message) for recipient, message in replies if recipient == "alice@example.org"]
+    assert "Oops, my password is ********. Bye" in to_alice and "secret2" not in to_alice
+    with toy_boards.sessions() as session:
+        assert [m.comment for m in session.scalars(select(Move).where(Move.text == "a1"))] == [
+            "Oops, my password is ********. Bye"
+        ]
+
+
+def test_a_password_in_a_message_is_masked(toy_boards: Runtime) -> None:
+    replies = send(toy_boards, "alice@example.org", "message alice secret1 bob", "I use secret1 everywhere")
+    assert replies and all("secret1" not in body(message) for _, message in replies)
+
+
+def test_a_dropped_automatic_mail_keeps_no_password(toy_boards: Runtime) -> None:
+    auto = make_mail("bob@example.org", "toy move 101 bob secret2 a1", headers={"Auto-Submitted": "auto-replied"})
+    assert send_raw(toy_boards, auto) == []
+    with toy_boards.sessions() as session:
+        dropped = session.scalars(select(InboundMail).where(InboundMail.status == "dropped")).one()
+        assert b"secret2" not in dropped.raw and dropped.sealed is None
+
+
+def test_a_password_at_an_unexpected_place_is_masked(runtime: Runtime) -> None:
+    [(_, message)] = send(runtime, "alice@example.org", "toy move alice Zq7pw 101 b2")
+    assert "Zq7pw" not in body(message)
+    with runtime.sessions() as session:
+        assert b"Zq7pw" not in session.scalars(select(InboundMail.raw)).one()
+
+
+def test_a_pending_mail_is_stored_without_its_password_in_clear(runtime: Runtime) -> None:
+    row_id, _ = runtime.processor.store(make_mail("alice@example.org", "multiple", "signup alice Zq7pw\nhelp"))
+    with runtime.sessions() as session:
+        pending = session.get(InboundMail, row_id)
+        assert pending.status == "pending" and b"Zq7pw" not in pending.raw and b"Zq7pw" not in pending.sealed
+        assert b"X-Pbmserv-Masked: pending; the mail is kept sealed until it is processed" in pending.raw
+    runtime.processor.process_pending()
+    with runtime.sessions() as session:
+        done = session.get(InboundMail, row_id)
+        assert done.status == "done" and done.sealed is None
+        assert b"signup alice ********" in done.raw and b"Zq7pw" not in done.raw
+        assert session.scalars(select(User.userid)).all() == ["alice"]
+
+
+def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None:
+    """Mail through SMTP intake's arrival spool and the worker, on a SQLite
+    file: the password is in none of the files (database, its write-ahead
+    log, the spool and its log), not even for a moment."""
+    runtime = Runtime(load_settings(environ=env_for(tmp_path, PBMSERV_MAIL_BACKEND="memory")))
+    runtime.upgrade_schema()
+    mails = [
+        make_mail("alice@example.org", "signup alice Zq7-alice"),
+        make_mail("bob@example.org", "signup bob Zq7-bob"),
+        make_mail("alice@example.org", "multiple", "toy challenge alice bob\ntoy move 101 alice Zq7-alice b2"),
+        make_mail("bob@example.org", "toy move 101 bob Zq7-bob a1", "my password is Zq7-bob"),
+        make_mail("bob@example.org", "toy move 101 bob Zq7-wrong c3"),
+    ]
+    try:
+        runtime.processor.accept([(raw, None) for raw in mails])
+        files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
+        assert any(path.name.endswith("-spool") for path in files)
+        for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
+            assert [path.name for path in files if password in path.read_bytes()] == [], "in the spool"
+        runtime.processor.process_pending()
+    finally:
+        runtime.close()
+    with Runtime(load_settings(environ=env_for(tmp_path, PBMSERV_MAIL_BACKEND="memory"))).sessions() as session:
+        assert session.scalars(select(User.userid)).all() == ["alice", "bob"]
+        assert session.scalars(select(Move.text)).all() == ["b2", "a1"]
+    files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
+    for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
+        assert [path.name for path in files if password in path.read_bytes()] == []

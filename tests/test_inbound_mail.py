@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import base64
 from email import policy
-from email.parser import BytesParser
 from email.message import EmailMessage
+from email.parser import BytesParser
 from pathlib import Path
 
 import pytest

@@ -7,25 +7,35 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pbmserv.protocol import ParseError, parse_command, parse_request, probable_passwords
+from pbmserv.protocol import (
+    ParseError,
+    parse_command,
+    parse_request,
+    probable_passwords,
+)
 from pbmserv.protocol.commands import (
+    PROPOSAL_ACTIONS,
     BoardRef,
+    Challenge,
     ChangeAddress,
     ChangePassword,
-    Challenge,
     GameHelp,
     Help,
     ListBoards,
     ListGames,
     Move,
-    PROPOSAL_ACTIONS,
     Resign,
     ShowBoards,
     ShowUsers,
     Signoff,
     Signup,
 )
-from pbmserv.protocol.errors import BadArgument, EmptyCommand, MissingArgument, UnknownCommand
+from pbmserv.protocol.errors import (
+    BadArgument,
+    EmptyCommand,
+    MissingArgument,
+    UnknownCommand,
+)
 
 GAMES = ("majorities", "toy")
 
@@ -122,18 +132,20 @@ def test_multiple_without_commands_is_an_error() -> None:
 
 @pytest.mark.parametrize(
     ("text", "passwords"),
-    [
-        ("signup alice s3cret", ("s3cret",)),
-        ("signup al!ce s3cret", ("s3cret",)),  # found even where the line does not parse
-        ("change password alice old new", ("old", "new")),
-        ("change address alice pw a@b.c", ("pw",)),
-        ("toy move 101 alice pw b2", ("pw",)),
-        ("chess move 101 alice pw e4", ("pw",)),  # an unknown game still hides the password
-        ("Re: toy resign 101 alice pw", ("pw",)),
+    [  # lines that could not be read: from one word before the password's place to the end
+        ("signup al!ce s3cret", ("al!ce", "s3cret")),
+        ("change password alice old", ("alice", "old")),
+        ("majorities move alice PW 101 b2", ("PW", "101", "b2")),  # board and userid swapped
+        ("toy move 101 PW b2", ("PW", "b2")),  # the userid, or the move, left out
+        ("toy move 101 alice pw", ("alice", "pw")),  # the move left out
+        ("chess move 101 alice pw e4", ("alice", "pw", "e4")),  # an unknown game still hides the password
+        ("toy mvoe 101 alice pw e4", ("alice", "pw", "e4")),  # and an unknown verb in a move's shape
+        ("Re: toy resign 101 alice", ("alice",)),
         ("toy show 101", ()),
+        ("help me", ()),
     ],
 )
-def test_probable_passwords(text: str, passwords: tuple[str, ...]) -> None:
+def test_probable_passwords_of_a_line_that_could_not_be_read(text: str, passwords: tuple[str, ...]) -> None:
     assert probable_passwords(text) == passwords
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbmserv.protocol import ParseError, parse_command, parse_request, probable_passwords
+from pbmserv.protocol import ParseError, parse_command, parse_request
 from pbmserv.protocol.commands import (
     AllShow,
     BoardRef,
@@ -103,12 +103,12 @@ def test_errors_are_typed_and_explain(text: str, error: type[ParseError], says: 
         ("toy chat 101 alice s3cret", ("s3cret",)),
         ("Re: toy chat 101 alice s3cret", ("s3cret",)),
         ("toy showas alice s3cret 101", ("s3cret",)),
-        ("toy showas alice s3cret", ("s3cret",)),  # also where the line does not parse
+        ("toy showas alice s3cret", ("alice", "s3cret")),  # also where the line does not parse
         ("toy accept bob s3cret", ("s3cret",)),
         ("toy reject bob s3cret", ("s3cret",)),
         ("toy limit bob s3cret 3", ("s3cret",)),
-        ("toy seek bob s3cret x", ("s3cret",)),
-        ("chess seek bob s3cret 2", ("s3cret",)),  # an unknown game still hides the password
+        ("toy seek bob s3cret x", ("bob", "s3cret", "x")),
+        ("chess seek bob s3cret 2", ("bob", "s3cret", "2")),  # an unknown game still hides the password
         ("message alice s3cret bob carol", ("s3cret",)),
         ("message limit s3cret bob carol", ("s3cret",)),  # a userid that is also a game verb
         ("broadcast root s3cret", ("s3cret",)),
@@ -116,8 +116,8 @@ def test_errors_are_typed_and_explain(text: str, error: type[ParseError], says: 
         ("all show alice", ()),
     ],
 )
-def test_probable_passwords(text: str, passwords: tuple[str, ...]) -> None:
-    assert probable_passwords(text) == passwords
+def test_the_passwords_of_a_line_are_found(text: str, passwords: tuple[str, ...]) -> None:
+    assert parse_request(text, "", GAMES).passwords == passwords
 
 
 words = st.one_of(

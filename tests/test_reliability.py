@@ -7,20 +7,20 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from email import policy
+from email.parser import BytesParser
 from typing import Any
 
 import pytest
-from email import policy
-from email.parser import BytesParser
 from sqlalchemy import func, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.config import Settings
-from pbmserv.mail.backends import MemoryBackend
 from pbmserv.gamekit import IllegalMove
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
 from pbmserv.service import guesses
+from pbmserv.service.catalog import Catalog
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
@@ -43,7 +43,7 @@ def snapshot(runtime: Runtime) -> dict[str, list[Any]]:
 
 
 ERROR_PATHS = {
-    "wrong password": ("toy move 101 bob wrong a1", "password for 'bob' is wrong"),
+    "wrong password": ("toy move 101 bob not-it a1", "password for 'bob' is wrong"),
     "unknown user": ("toy move 101 zoe secret2 a1", "no player with the userid 'zoe'"),
     "unknown game": ("chess move 101 bob secret2 a1", "'chess' is neither a command nor a game"),
     "unknown command": ("toy fly 101 bob secret2", "'fly' is not a toy command"),

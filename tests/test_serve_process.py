@@ -140,7 +140,8 @@ def test_pending_mail_left_by_a_crash_is_processed_at_start(database_url: str, t
     from pbmserv.runtime import Runtime
     from pbmserv.service.catalog import Catalog
 
-    runtime = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog([]))
+    settings = Settings(database_url=database_url, key_file=str(tmp_path / "pbmserv.key"), mail_backend="memory")
+    runtime = Runtime(settings, catalog=Catalog([]))
     for number in range(3):
         runtime.processor.store(make_mail(f"p{number}@example.org", f"signup player{number} secret1"))
     runtime.close()

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
-from pbmserv.protocol import ParseError, parse_command, probable_passwords
+from pbmserv.protocol import ParseError, parse_command, parse_request
 from pbmserv.protocol.commands import Vacation
 from pbmserv.runtime import Runtime
 from pbmserv.service import processor
@@ -43,8 +43,8 @@ def test_vacation_refuses(text: str) -> None:
 
 
 def test_vacation_passwords_are_found() -> None:
-    assert probable_passwords("vacation alice s3cret on") == ("s3cret",)
-    assert probable_passwords("Re: vacation alice s3cret") == ("s3cret",)
+    assert parse_request("vacation alice s3cret on", "", []).passwords == ("s3cret",)
+    assert parse_request("Re: vacation alice s3cret", "", []).passwords == ("alice", "s3cret")
 
 
 def cleanup(runtime: Runtime) -> tuple[list[str], list[tuple[str, EmailMessage]]]:

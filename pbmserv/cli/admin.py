@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -216,7 +217,7 @@ def inbound_fail(ctx: click.Context, row_ids: tuple[int, ...], reason: str) -> N
     """Mark pending mails failed without processing or answering them
     (e.g. a mail that holds up the queue); only a masked copy is kept."""
     processor = _runtime(ctx).processor
-    _each(row_ids, lambda row_id: processor.fail(row_id, reason), "pending", "failed")
+    _each(row_ids, lambda row_id: processor.fail(row_id, reason), "failed")
 
 
 @inbound.command("retry")
@@ -226,22 +227,20 @@ def inbound_retry(ctx: click.Context, row_ids: tuple[int, ...]) -> None:
     """Make failed or dropped mails pending again, to be processed anew
     from the copy that was kept (`serve` takes them up within a poll; else
     run `pbmserv process`). Passwords masked in that copy no longer match:
-    such commands are refused as if mistyped."""
+    such a mail is refused."""
     processor = _runtime(ctx).processor
-    _each(row_ids, processor.retry, ("failed", "dropped"), "pending again")
+    _each(row_ids, processor.retry, "pending again")
 
 
-def _each(row_ids: tuple[int, ...], change, allowed: str | tuple[str, ...], done: str) -> None:  # type: ignore[no-untyped-def]
+def _each(row_ids: tuple[int, ...], change: Callable[[int], str | None], done: str) -> None:
     """Apply `change` to each mail, saying what became of it; exit 1 if any could not be changed."""
-    allowed = (allowed,) if isinstance(allowed, str) else allowed
     refused = 0
     for row_id in row_ids:
-        before = change(row_id)
-        if before in allowed:
+        why = change(row_id)
+        if why is None:
             click.echo(f"inbound {row_id}: {done}")
         else:
             refused += 1
-            why = "no such mail" if not before else f"it is {before}, not {' or '.join(allowed)}"
             click.echo(f"inbound {row_id}: not changed: {why}", err=True)
     if refused:
         raise SystemExit(1)

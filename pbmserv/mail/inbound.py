@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from email import policy
 from email.errors import MessageError
 from email.header import decode_header, make_header
 from email.message import Message
@@ -102,13 +101,6 @@ KEPT_HEADERS = (
     "from", "reply-to", "to", "date", "message-id", "in-reply-to", "references",
     "auto-submitted", "precedence", "list-id", "x-auto-response-suppress",
 )
-
-
-def read_identity(raw: bytes) -> tuple[str, str]:
-    """(reply address, Message-ID) from the header block alone: what intake
-    needs to recognise a second delivery, without decoding the body."""
-    headers = raw_headers(BytesHeaderParser(policy=policy.compat32).parsebytes(raw))
-    return reply_address(headers), header_text(headers, "Message-ID")
 
 
 def parse_mail(raw: bytes) -> IncomingMail:

@@ -19,12 +19,12 @@ from pbmserv.protocol.commands import (
     AllShow,
     BoardRef,
     Broadcast,
+    Challenge,
     ChangeAddress,
     ChangePassword,
-    Challenge,
-    Confirm,
     Chat,
     Command,
+    Confirm,
     GameHelp,
     Help,
     History,
@@ -138,6 +138,20 @@ class Request:
     comment: str
     unread: int = 0  # command lines beyond MOST_COMMANDS, not read
 
+    @property
+    def passwords(self) -> tuple[str, ...]:
+        """The passwords of the mail's commands, to be masked wherever the
+        mail is quoted, kept or passed on: those of each command that was
+        read, and for a line that could not be read, every word that may be
+        one (`probable_passwords`)."""
+        found: list[str] = []
+        for line in self.lines:
+            if line.command is None:
+                found += probable_passwords(line.text)
+            else:
+                found += [getattr(line.command, name) for name in ("password", "new_password") if hasattr(line.command, name)]
+        return tuple(found)
+
 
 def clean_subject(subject: str) -> str:
     """The Subject without reply/forward prefixes and `**` markers."""
@@ -145,11 +159,17 @@ def clean_subject(subject: str) -> str:
     return " ".join(token for token in text.split() if token != "**")
 
 
+def is_multiple(subject: str) -> bool:
+    """Whether the mail's commands are its body lines."""
+    words = clean_subject(subject).split()
+    return bool(words) and words[0].lower() == "multiple"
+
+
 def parse_request(subject: str, body: str, games: Collection[str]) -> Request:
     """Read a mail's commands: one from the Subject, or one per body line after `multiple`."""
     cleaned = clean_subject(subject)
     words = cleaned.split()
-    if words and words[0].lower() == "multiple":
+    if is_multiple(subject):
         rest = " ".join(words[1:])
         texts = [rest] if rest else []
         texts += [clean_subject(line) for line in body.splitlines()]
@@ -218,14 +238,20 @@ _GAME_PASSWORD_POSITIONS = {
 
 
 def probable_passwords(text: str) -> tuple[str, ...]:
-    """The words of a command line that stand where passwords go, whether or
-    not the line parses, so that they can be masked in anything kept or quoted."""
+    """The words of a command line that could not be read that may be its
+    password, to be masked in anything kept, quoted or passed on. A line
+    goes wrong by a word left out, added or swapped, and which one cannot
+    be told from the words alone (`toy move 101 pw b2` may lack the userid
+    or the move), so every word from one before the password's place on
+    is taken."""
     words = clean_subject(text).split()
-    lowered = [word.lower() for word in words]
-    return tuple(words[i] for i in _password_positions(lowered) if i < len(words))
+    positions = _password_shape([word.lower() for word in words])
+    return tuple(words[min(positions) - 1:]) if positions else ()
 
 
-def _password_positions(lowered: list[str]) -> tuple[int, ...]:
+def _password_shape(lowered: list[str]) -> tuple[int, ...] | None:
+    """Where the passwords of a command line that takes them stand (0-based
+    word indexes); None for a line of no such command."""
     for prefix, positions in _PASSWORD_POSITIONS.items():
         if tuple(lowered[: len(prefix)]) == prefix:
             return positions
@@ -235,7 +261,7 @@ def _password_positions(lowered: list[str]) -> tuple[int, ...]:
     if len(lowered) > 4 and lowered[2].isdigit():
         # any `GAME VERB board userid password ...` shape, even with a misspelt verb
         return (4,)
-    return ()
+    return None
 
 
 # -- global commands --------------------------------------------------------

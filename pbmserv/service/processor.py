@@ -25,7 +25,6 @@ from pbmserv.mail.inbound import (
     Unreadable,
     parse_headers,
     parse_mail,
-    read_identity,
 )
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
@@ -37,7 +36,7 @@ from pbmserv.protocol import (
     probable_passwords,
 )
 from pbmserv.protocol.commands import MASK, GameCommand
-from pbmserv.protocol.parser import MOST_COMMANDS
+from pbmserv.protocol.parser import MOST_COMMANDS, is_multiple
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Context, Reply
@@ -56,18 +55,18 @@ log = logging.getLogger(__name__)
 INBOUND = InboundMail.__table__
 OUTBOX = OutboxMail.__table__
 _PENDING = (
-    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.envelope_sender)
+    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender)
     .where(INBOUND.c.status == "pending")
     .order_by(INBOUND.c.id)
     .limit(bindparam("most"))
     .with_for_update()
 )
 _PENDING_ONE = (
-    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender)
+    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender)
     .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
     .with_for_update()
 )
-_BY_ID = select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.envelope_sender, INBOUND.c.status).where(
+_BY_ID = select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.status).where(
     INBOUND.c.id == bindparam("row_id")
 ).with_for_update()
 _AGAIN = (
@@ -80,7 +79,16 @@ _MARK = (
     .where(INBOUND.c.id == bindparam("row_id"))
     .values(status=bindparam("status"), error=bindparam("error"), processed_at=bindparam("processed_at"))
 )
-_MARK_MASKED = _MARK.values(raw=bindparam("raw"))
+#: a processed mail: the sealed original goes, and what is kept of it is written where it changed
+_DONE = _MARK.values(sealed=None)
+_DONE_KEPT = _DONE.values(raw=bindparam("raw"))
+#: a failed mail keeps its sealed original (for `pbmserv-admin inbound retry`) until the timer pass drops it
+_FAILED = _MARK.values(raw=bindparam("raw"))
+_FORGET_ORIGINALS = (
+    update(INBOUND)
+    .where(INBOUND.c.status == "failed", INBOUND.c.processed_at < bindparam("before"), INBOUND.c.sealed.is_not(None))
+    .values(sealed=None)
+)
 _QUEUE = insert(OUTBOX)
 def _new_mails(dialect_insert: Callable[[Any], Any]) -> Any:
     """Insert mails whose dedup key is new; a key already stored (by
@@ -106,6 +114,10 @@ ADMITTED_PER_BATCH = 200
 CLAIM_SECONDS = 600.0
 #: the commands of a `multiple` mail left when it has taken this long are not carried out
 MAIL_SECONDS = 2.0
+#: the header of a copy of a mail whose passwords are masked
+_MASKED_HEADER = b"X-Pbmserv-Masked"
+#: how long the sealed original of a failed mail is kept, for an operator to retry it
+FAILED_ORIGINALS_KEPT = timedelta(days=7)
 #: how much of a mail an answer quotes
 QUOTED_LINES = 40
 QUOTED_LINE_CHARS = 200
@@ -140,22 +152,22 @@ class BatchOutput:
         self.events = RateLog(connection)
         self.replies: list[dict[str, object]] = []
         self.answered: set[int] = set()  # the inbound mails with replies written
-        self.outcomes: list[dict[str, object]] = []
-        self.masked_outcomes: list[dict[str, object]] = []
+        self.outcomes: dict[Any, list[dict[str, object]]] = {_DONE: [], _DONE_KEPT: [], _FAILED: []}
 
     def add(self, replies: list[dict[str, object]], outcome: dict[str, object]) -> None:
         self.replies += replies
-        (self.outcomes if "raw" not in outcome else self.masked_outcomes).append(outcome)
+        statement = _FAILED if outcome["status"] == "failed" else _DONE_KEPT if "raw" in outcome else _DONE
+        self.outcomes[statement].append(outcome)
 
     def write(self) -> None:
         now = self.clock()
-        for outcome in (*self.outcomes, *self.masked_outcomes):
+        for outcome in (outcome for outcomes in self.outcomes.values() for outcome in outcomes):
             outcome["processed_at"] = now
         if self.claimed:
             for reply in self.replies:
                 reply["next_try_at"] = now + timedelta(seconds=CLAIM_SECONDS)
         self.answered.update(reply["inbound_id"] for reply in self.replies if reply["inbound_id"] is not None)  # type: ignore[misc]
-        for statement, rows in ((_QUEUE, self.replies), (_MARK, self.outcomes), (_MARK_MASKED, self.masked_outcomes)):
+        for statement, rows in ((_QUEUE, self.replies), *self.outcomes.items()):
             if rows:
                 self.connection.execute(statement, rows)
                 rows.clear()
@@ -217,9 +229,30 @@ class Processor:
             self.spool.append([self._arrival(raw, envelope_sender) for raw, envelope_sender in mails])
 
     def _arrival(self, raw: bytes, envelope_sender: str | None) -> Arrival:
-        reply_to, message_id = read_identity(raw)
+        """The mail as it is stored. One that may hold passwords is stored as
+        its headers, its Subject masked, and the mail itself sealed with the
+        server's key until it is processed: neither the database nor its
+        log ever holds such a mail in clear. Which mails may hold passwords
+        is told from the headers alone: a mail of one command only if that
+        command takes a password (its body is a comment, in which the same
+        passwords are masked when it is passed on); a `multiple` mail, or
+        one whose headers cannot be read, anywhere."""
+        try:
+            headers = parse_headers(raw)
+        except Unreadable:
+            headers = None
+        reply_to, message_id = (headers.sender, headers.message_id) if headers is not None else ("", "")
         sender = envelope_sender if envelope_sender is not None else reply_to
-        return Arrival(self.clock(), sender, message_id, dedup_key(raw, sender, message_id), raw)
+        key = dedup_key(raw, sender, message_id)
+        if headers is not None:
+            request = parse_request(headers.subject, "", self.catalog.names())
+            secrets = request.passwords
+            if not secrets and not is_multiple(headers.subject):
+                return Arrival(self.clock(), sender, message_id, key, raw)
+            kept = masked_copy(headers, secrets, always=True, state="pending; the mail is kept sealed until it is processed")
+        else:
+            kept = message_bytes([(_MASKED_HEADER.decode(), "pending; the mail is kept sealed until it is processed")], "")
+        return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw))
 
     def _store_identified(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
         with self.engine.begin() as connection:
@@ -364,7 +397,8 @@ class Processor:
         request: Request | None = None
         status, problem, composed = "done", "", []
         try:
-            mail = parse_mail(row.raw)
+            original = self._original(row)
+            mail = parse_mail(original)
             reason = no_reply_reason(mail, row.envelope_sender)
             if reason is not None:
                 log.info("inbound %s dropped: %s", row.id, reason)
@@ -382,8 +416,9 @@ class Processor:
             log.exception("inbound %s failed", row.id)
             self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
             return
-        secrets = passwords_in(request) if request is not None else ()
-        self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=masked_copy(mail, secrets))
+        secrets = request.passwords if request is not None else ()
+        kept = masked_copy(mail, secrets) if secrets else original if row.sealed is not None and request is not None else None
+        self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=kept)
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
@@ -395,12 +430,13 @@ class Processor:
         `multiple` mail runs each command in a savepoint of its own, for
         at most MAIL_SECONDS, and answers all it did not carry out in one
         mail."""
-        secrets = passwords_in(request)
+        secrets = request.passwords
+        comment = mask(request.comment, secrets)  # passed on to others, and kept with a move
         if len(request.lines) == 1 and not request.unread:
             line = request.lines[0]
             try:
                 with savepoint(connection, "mail"):
-                    replies = self._run_line(connection, output, mail, line, request.comment, now)
+                    replies = self._run_line(connection, output, mail, line, comment, now)
                     return self._compose(row_id, mail, replies, now)
             except (ParseError, ServiceError) as error:
                 return self._compose(row_id, mail, [error_reply(mail, _about(line, error), self.catalog, secrets)], now)
@@ -412,7 +448,7 @@ class Processor:
                     if line.error is not None:
                         raise line.error
                     with savepoint(connection, "line"):
-                        replies += self._run_line(connection, output, mail, line, request.comment, now)
+                        replies += self._run_line(connection, output, mail, line, comment, now)
                 except (ParseError, ServiceError) as error:
                     refusals.append((number, line.text, _about(line, error)))
                 if number < len(request.lines) and time.monotonic() - started > MAIL_SECONDS:
@@ -424,6 +460,22 @@ class Processor:
                 total = len(request.lines) + request.unread
                 replies.append(refusals_reply(mail, refusals, skipped, total, self.catalog, secrets))
             return self._compose(row_id, mail, replies, now)
+
+    def _original(self, row: Row) -> bytes:
+        """The mail as it came: unsealed, or as it is stored if it was not
+        sealed. Raises Unsealable if this server's key does not open it."""
+        return self.key.unseal(row.sealed) if row.sealed is not None else row.raw
+
+    def _readable(self, row: Row) -> tuple[IncomingMail | None, Request | None]:
+        """The mail and its commands as far as they can be read (for a mail failed unprocessed)."""
+        try:
+            mail = parse_mail(self._original(row))
+        except Exception:
+            return None, None
+        try:
+            return mail, parse_request(mail.subject, mail.body, self.catalog.names())
+        except Exception:
+            return mail, None
 
     def _compose(
         self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
@@ -444,7 +496,7 @@ class Processor:
             mail = read_headers(row.raw)
         composed: list[tuple[str, list[dict[str, object]]]] = []
         if mail is not None and answer is not None and no_reply_reason(mail, row.envelope_sender) is None:
-            secrets = passwords_in(request) if request is not None else probable_passwords(mail.subject)
+            secrets = request.passwords if request is not None else probable_passwords(mail.subject)
             try:
                 composed = self._compose(row.id, mail, [answer(mail, secrets)], now)
             except Exception:
@@ -500,36 +552,44 @@ class Processor:
             if row is None:
                 return False
             output = BatchOutput(connection, self.clock, self.settings)
-            self._fail(output, row, reason, now, answer, *_readable(row.raw, self.catalog))
+            self._fail(output, row, reason, now, answer, *self._readable(row))
             output.write()
         self._forget(admitted)
         log.error("inbound %s given up: %s", row.id, reason)
         return True
 
-    def fail(self, row_id: int, reason: str) -> str:
+    def fail(self, row_id: int, reason: str) -> str | None:
         """An operator's decision: the pending mail is marked failed with
         `reason`, unprocessed and unanswered, and only its masked copy is
-        kept. Returns the mail's status before (or "" if there is none)."""
+        kept (and its sealed original, for `retry`). Returns why it was
+        not, or None."""
         now = self.clock()
         with self.engine.begin() as connection:
             row = connection.execute(_BY_ID, {"row_id": row_id}).first()
             if row is None or row.status != "pending":
-                return row.status if row is not None else ""
+                return f"it is {row.status}, not pending" if row is not None else "no such mail"
             output = BatchOutput(connection, self.clock, self.settings)
-            self._fail(output, row, reason, now, None, *_readable(row.raw, self.catalog))
+            self._fail(output, row, reason, now, None, *self._readable(row))
             output.write()
         log.warning("inbound %s failed by the operator: %s", row_id, reason)
-        return "pending"
+        return None
 
-    def retry(self, row_id: int) -> str:
+    def retry(self, row_id: int) -> str | None:
         """An operator's decision: a failed or dropped mail is made pending,
-        to be processed again from its stored copy. Returns its status
-        before (or "" if there is none)."""
+        to be processed again as it came (from its sealed original, if it
+        had one). Returns why it was not, or None: a mail whose copy has its
+        passwords masked and whose original is gone would only run its
+        commands with masks for passwords."""
         with self.engine.begin() as connection:
             row = connection.execute(_BY_ID, {"row_id": row_id}).first()
-            if row is not None:
-                connection.execute(_AGAIN, {"row_id": row_id})
-        return row.status if row is not None else ""
+            if row is None:
+                return "no such mail"
+            if row.status not in ("failed", "dropped"):
+                return f"it is {row.status}, not failed or dropped"
+            if row.sealed is None and _MASKED_HEADER in row.raw.partition(b"\r\n\r\n")[0]:
+                return "its passwords are masked and its original is no longer kept: ask its sender to send it again"
+            connection.execute(_AGAIN, {"row_id": row_id})
+        return None
 
     def run_timers(self) -> list[str]:
         """One pass of vacations that ran out, reminders and forfeits;
@@ -542,6 +602,7 @@ class Processor:
             report += self._timer_step(connection, now, timers.end_used_up_vacations)
             board_ids = timers.running_boards(connection)
             forget_old_events(connection, now)
+            connection.execute(_FORGET_ORIGINALS, {"before": now - FAILED_ORIGINALS_KEPT})
         for start in range(0, len(board_ids), TIMER_BOARDS_PER_TRANSACTION):
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
@@ -604,7 +665,7 @@ class Processor:
 def _pending_row(mail: Arrival) -> dict[str, object]:
     return {
         "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
-        "dedup_key": mail.dedup_key, "raw": mail.raw, "status": "pending", "error": "",
+        "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": "pending", "error": "",
     }
 
 
@@ -668,12 +729,6 @@ def _error_text(error: ParseError | ServiceError, secrets: tuple[str, ...]) -> l
     return parts
 
 
-def passwords_in(request: Request) -> tuple[str, ...]:
-    """The words of the mail's commands that may be passwords (masked
-    wherever the mail is quoted or kept)."""
-    return tuple(secret for line in request.lines for secret in probable_passwords(line.text))
-
-
 def read_headers(raw: bytes) -> IncomingMail | None:
     """What can be read of a mail that could not be read whole: its
     headers, or None if not even they can be."""
@@ -682,18 +737,6 @@ def read_headers(raw: bytes) -> IncomingMail | None:
     except Exception:
         log.exception("a mail's headers could not be read")
         return None
-
-
-def _readable(raw: bytes, catalog: Catalog) -> tuple[IncomingMail | None, Request | None]:
-    """The mail and its commands as far as they can be read (for a mail given up unprocessed)."""
-    try:
-        mail = parse_mail(raw)
-    except Exception:
-        return None, None
-    try:
-        return mail, parse_request(mail.subject, mail.body, catalog.names())
-    except Exception:
-        return mail, None
 
 
 def unreadable_reply(error: Unreadable) -> Callable[[IncomingMail, tuple[str, ...]], Reply]:
@@ -713,11 +756,13 @@ def failed_copy(mail: IncomingMail | None, request: Request | None) -> bytes:
     could not be read, nothing tells where its passwords stand, so only its
     headers are kept (the Subject masked where a password would stand)."""
     if mail is None:
-        return message_bytes([("X-Pbmserv-Masked", "not kept: the mail could not be read")], "")
+        return message_bytes([(_MASKED_HEADER.decode(), "not kept: the mail could not be read")], "")
     if request is not None:
-        return masked_copy(mail, passwords_in(request), always=True)
+        return masked_copy(mail, request.passwords, always=True)
     headers_only = replace(mail, text="", body="")
-    return masked_copy(headers_only, probable_passwords(mail.subject), always=True, note="its text was not kept")
+    return masked_copy(
+        headers_only, probable_passwords(mail.subject), always=True, state="passwords removed; its text was not kept",
+    )
 
 
 def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
@@ -729,9 +774,12 @@ def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
 
 
 def mask(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with every password in it masked: wherever it stands as a
+    word, also in quotes or brackets or before a punctuation mark (as an
+    error message quotes a word, or a comment ends a sentence)."""
     for secret in sorted(set(secrets), key=len, reverse=True):
         if secret:
-            text = re.sub(rf"(?<!\S){re.escape(secret)}(?!\S)", MASK, text)
+            text = re.sub(rf"(?<![^\s'\"`(<\[]){re.escape(secret)}(?![^\s'\"`)>\].,;:!?])", MASK, text)
     return text
 
 
@@ -751,7 +799,7 @@ def _cut(text: str, most: int) -> str:
 
 
 def masked_copy(
-    mail: IncomingMail, secrets: tuple[str, ...], *, always: bool = False, note: str = "",
+    mail: IncomingMail, secrets: tuple[str, ...], *, always: bool = False, state: str = "passwords removed after processing",
 ) -> bytes | None:
     """What is kept of a processed mail that carried passwords: its headers
     that matter and its text, with every password replaced by a mask; None
@@ -765,6 +813,6 @@ def masked_copy(
     ]
     headers += [
         ("Subject", mask(mail.subject, secrets)),
-        ("X-Pbmserv-Masked", "passwords removed after processing" + (f"; {note}" if note else "")),
+        (_MASKED_HEADER.decode(), state),
     ]
     return message_bytes(headers, mask(mail.text, secrets) + "\n")

@@ -5,7 +5,14 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbmserv.gamekit import Game
-from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscribe, Unsubscribe
+from pbmserv.protocol.commands import (
+    Broadcast,
+    Chat,
+    Message,
+    Notify,
+    Subscribe,
+    Unsubscribe,
+)
 from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.boards import load_board, moves_to_list, syntax
 from pbmserv.service.context import Context, Reply

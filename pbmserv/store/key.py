@@ -1,8 +1,10 @@
 """The server's secret key: 32 random bytes in a file of their own (mode
-0600), made on first use. It keys the codes that confirm an address. It
-lives outside the database, so that a copy of the database (a backup, a
-dump) does not carry it; every process of one server must use the same
-file.
+0600), made on first use. It keys the codes that confirm an address, and
+it seals a mail that holds passwords from the moment it is stored until it
+is processed (AES-GCM, from the `cryptography` package): the database never
+holds such a mail in clear, its write-ahead log neither. It lives outside
+the database, so that a copy of the database (a backup, a dump) does not
+carry it; every process of one server must use the same file.
 
 Where it is: the setting `key_file`; by default beside a SQLite database
 (`<database file>-key`). A PostgreSQL server has no such place, so there
@@ -15,13 +17,23 @@ import hashlib
 import hmac
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.engine import make_url
 
 from pbmserv.config import ConfigError, Settings
 
 KEY_BYTES = 32
+#: what sealed data starts with (its format, version 1), and the nonce after it
+SEALED = b"pbmserv-sealed-1:"
+NONCE_BYTES = 12
+
+
+class Unsealable(Exception):
+    """Sealed data that this key cannot open (another server's key, or damaged)."""
 
 
 @dataclass(frozen=True)
@@ -30,9 +42,30 @@ class ServerKey:
 
     def code(self, *parts: str, length: int = 10) -> str:
         """A code only this server can make from `parts`: lower-case letters and digits."""
-        digest = hmac.new(self.secret, "\0".join(parts).encode(), hashlib.sha256).digest()
+        digest = self._mac("code", *parts)
         alphabet = "abcdefghijkmnpqrstuvwxyz23456789"  # no l, o, 0, 1: they are easily misread
         return "".join(alphabet[byte % len(alphabet)] for byte in digest[:length])
+
+    def seal(self, data: bytes) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        return SEALED + nonce + self._sealing.encrypt(nonce, data, SEALED)
+
+    def unseal(self, sealed: bytes) -> bytes:
+        if not sealed.startswith(SEALED):
+            raise Unsealable("not sealed data")
+        nonce = sealed[len(SEALED):len(SEALED) + NONCE_BYTES]
+        try:
+            return self._sealing.decrypt(nonce, sealed[len(SEALED) + NONCE_BYTES:], SEALED)
+        except InvalidTag as error:
+            raise Unsealable("sealed with another key, or damaged") from error
+
+    @cached_property
+    def _sealing(self) -> AESGCM:
+        return AESGCM(self._mac("seal"))
+
+    def _mac(self, purpose: str, *parts: str) -> bytes:
+        """A key or code of its own for each purpose, derived from the one secret."""
+        return hmac.new(self.secret, "\0".join((purpose, *parts)).encode(), hashlib.sha256).digest()
 
 
 def key_path(settings: Settings) -> Path:

@@ -198,7 +198,13 @@ class InboundMail(Base):
     envelope_sender: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(998))
     dedup_key: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the mail as kept: as it came, or with its passwords masked (while it
+    #: is pending, only its headers, and the original in `sealed`)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: the mail as it came, sealed with the server's key (`store.key`), while
+    #: it holds passwords and is pending or failed; None once processed, or
+    #: for a mail without passwords (`raw` is the original then)
+    sealed: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | done | failed | dropped
     error: Mapped[str] = mapped_column(Text, default="")
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS arrivals (
     envelope_sender TEXT NOT NULL,
     message_id TEXT NOT NULL,
     dedup_key TEXT NOT NULL,
-    raw BLOB NOT NULL
+    raw BLOB NOT NULL,
+    sealed BLOB  -- see InboundMail.sealed
 )
 """
 
@@ -56,6 +57,7 @@ class Arrival:
     message_id: str
     dedup_key: str
     raw: bytes
+    sealed: bytes | None = None
     id: int = 0
 
 
@@ -77,8 +79,9 @@ class Spool:
         """Commit the mails to the spool, in one transaction."""
         with self._writing() as connection:
             connection.executemany(
-                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw) VALUES (?, ?, ?, ?, ?)",
-                [(a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw) for a in arrivals],
+                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw, sealed)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw, a.sealed) for a in arrivals],
             )
 
     def waiting(self, most: int) -> list[Arrival]:
@@ -87,7 +90,7 @@ class Spool:
             return []  # no intake has written here yet: leave the file unmade
         with self._lock:
             rows = self._open().execute(
-                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, id FROM arrivals"
+                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, sealed, id FROM arrivals"
                 " WHERE id > ? ORDER BY id LIMIT ?",
                 (self._admitted_through, most),
             ).fetchall()
@@ -126,6 +129,8 @@ class Spool:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")  # a 250 holds through a power cut too
             connection.execute(_SCHEMA)
+            if "sealed" not in {column[1] for column in connection.execute("PRAGMA table_info(arrivals)")}:
+                connection.execute("ALTER TABLE arrivals ADD COLUMN sealed BLOB")  # a spool made before sealing
             self._connection = connection
         return self._connection
 
