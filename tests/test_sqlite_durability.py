@@ -58,3 +58,26 @@ def test_parallel_receive_streams_leave_the_database_intact(tmp_path: Path) -> N
             connection.close()
             assert codes == [[0] * MAILS_PER_STREAM] * STREAMS, f"round {round_}: exit codes {codes}"
             assert statuses == [("done", sent)], f"round {round_}"
+
+
+def test_receive_asks_the_mta_to_try_again_while_another_writer_holds_the_database(tmp_path: Path) -> None:
+    """Another program in a write transaction longer than busy_seconds:
+    `receive` exits 75, so the MTA keeps the mail and tries again (any
+    other failure status makes Postfix bounce it), and the next try
+    stores it."""
+    database = tmp_path / "pbmserv.db"
+    upgrade(f"sqlite:///{database}")
+    mail = make_mail("alice@example.org", "signup alice secret1")
+    holder = sqlite3.connect(database, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        refused = receive(tmp_path, mail, PBMSERV_DATABASE_BUSY_SECONDS="0.3")
+    finally:
+        holder.rollback()
+        holder.close()
+    assert refused.returncode == 75, refused.stderr.decode()[-500:]
+    assert b"try again later" in refused.stderr
+    assert receive(tmp_path, mail).returncode == 0
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT status FROM inbound_mails").fetchall() == [("done",)]
+    connection.close()

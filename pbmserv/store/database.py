@@ -184,11 +184,17 @@ def _configure_sqlite(engine: Engine) -> None:
     def on_begin(connection):  # type: ignore[no-untyped-def]
         dbapi_connection = connection.connection.dbapi_connection
         options = connection.get_execution_options()
-        if options.get(READ_ONLY):
-            dbapi_connection.execute("BEGIN")  # in WAL mode readers never wait for the writer
-        else:  # take the write lock up front: one writer at a time, no upgrade deadlocks
-            dbapi_connection.set_synchronous("FULL" if options.get(DURABLE) else "NORMAL")
-            dbapi_connection.begin_writing()
+        try:
+            if options.get(READ_ONLY):
+                dbapi_connection.execute("BEGIN")  # in WAL mode readers never wait for the writer
+            else:  # take the write lock up front: one writer at a time, no upgrade deadlocks
+                dbapi_connection.set_synchronous("FULL" if options.get(DURABLE) else "NORMAL")
+                dbapi_connection.begin_writing()
+        except sqlite3.Error as error:
+            # SQLAlchemy wraps the driver's errors, but not those of an
+            # event: "database is locked" must be the OperationalError it
+            # is everywhere else (`receive` exits 75 for it, not 1)
+            raise DBAPIError.instance("BEGIN", (), error, sqlite3.Error, dialect=connection.dialect) from error
 
 
 #: execution option of a write transaction whose commit must survive a power cut (see `durable`)
