@@ -11,6 +11,7 @@ from pathlib import Path
 from pbmserv.store.database import upgrade
 from tests.mailtools import make_mail
 from tests.test_cli import receive
+from tests.test_delivery import another_writer
 
 STREAMS = 3
 ROUNDS = 3
@@ -68,13 +69,8 @@ def test_receive_asks_the_mta_to_try_again_while_another_writer_holds_the_databa
     database = tmp_path / "pbmserv.db"
     upgrade(f"sqlite:///{database}")
     mail = make_mail("alice@example.org", "signup alice secret1")
-    holder = sqlite3.connect(database, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
+    with another_writer(str(database)):
         refused = receive(tmp_path, mail, PBMSERV_DATABASE_BUSY_SECONDS="0.3")
-    finally:
-        holder.rollback()
-        holder.close()
     assert refused.returncode == 75, refused.stderr.decode()[-500:]
     assert b"try again later" in refused.stderr
     assert receive(tmp_path, mail).returncode == 0

@@ -197,7 +197,7 @@ def _configure_sqlite(engine: Engine) -> None:
             raise DBAPIError.instance("BEGIN", (), error, sqlite3.Error, dialect=connection.dialect) from error
 
 
-#: execution option of a write transaction whose commit must survive a power cut (see `durable`)
+#: execution option of a write transaction whose commit must survive a power cut (see `writing`)
 DURABLE = "pbmserv_durable"
 
 

@@ -65,7 +65,7 @@ class Arrival:
 
 
 class Spool:
-    #: how often the worker makes a batch durable, and then removes admitted mails (each is a sync and a write)
+    #: how often at most the worker makes a batch durable and then removes admitted mails (each a sync and a write)
     REMOVE_SECONDS = 1.0
 
     def __init__(self, path: str | Path, busy_seconds: float = 10.0):
