@@ -14,7 +14,7 @@ from tests.test_cli import receive
 from tests.test_delivery import another_writer
 
 STREAMS = 3
-ROUNDS = 3
+ROUNDS = 2
 MAILS_PER_STREAM = 4
 SIGNUPS_PER_MAIL = 20
 
