@@ -8,7 +8,7 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pbmserv.store.database import upgrade
+from pbmserv.store.database import make_engine, upgrade, writing
 from tests.mailtools import make_mail
 from tests.test_cli import receive
 from tests.test_delivery import another_writer
@@ -59,6 +59,23 @@ def test_parallel_receive_streams_leave_the_database_intact(tmp_path: Path) -> N
             connection.close()
             assert codes == [[0] * MAILS_PER_STREAM] * STREAMS, f"round {round_}: exit codes {codes}"
             assert statuses == [("done", sent)], f"round {round_}"
+
+
+def test_only_a_durable_transaction_syncs_its_commit(tmp_path: Path) -> None:
+    """synchronous=FULL (2) syncs the WAL at the commit; NORMAL (1) leaves
+    that to the next checkpoint. One pooled connection switches between
+    them, outside its transactions (SQLite refuses the pragma inside)."""
+    url = f"sqlite:///{tmp_path / 'levels.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    levels = []
+    for durable in (True, False, True):
+        with writing(engine, durable=durable) as connection:
+            levels.append(connection.exec_driver_sql("PRAGMA synchronous").scalar())
+    with engine.begin() as connection:
+        levels.append(connection.exec_driver_sql("PRAGMA synchronous").scalar())
+    engine.dispose()
+    assert levels == [2, 1, 2, 1]
 
 
 def test_receive_asks_the_mta_to_try_again_while_another_writer_holds_the_database(tmp_path: Path) -> None:
