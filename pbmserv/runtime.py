@@ -53,4 +53,4 @@ def spool_of(settings: Settings) -> Spool | None:
     url = make_url(settings.database_url)
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
-    return Spool(spool_file(url.database), url.database, settings.database_busy_seconds)
+    return Spool(spool_file(url.database), settings.database_busy_seconds)

@@ -345,9 +345,9 @@ class Deliverer(Worker):
         self.stopping.set()  # seen at the end of the pause, within poll_seconds
 
     def work_round(self) -> None:
-        inbound_ids = self.handed_over.take()
-        if inbound_ids:
-            self.runtime.delivery.deliver_handed_over(inbound_ids)
+        # every round, also without new ids: what a round before could
+        # neither write down nor read is done first
+        self.runtime.delivery.deliver_handed_over(self.handed_over.take())
         if time.monotonic() >= self._due_check:
             self._due_check = time.monotonic() + self.runtime.settings.poll_seconds
             self.runtime.delivery.deliver_due()

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import mailbox
+import multiprocessing
 import shutil
 import socket
+import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
+from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend, SmtpBackend
 from pbmserv.runtime import Runtime
+from pbmserv.smtpd import Deliverer, Handover
+from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
+from tests.conftest import TEST_PASSWORD_COST, FakeClock
 from tests.mailtools import send
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
 
@@ -224,3 +234,73 @@ class VanishingMaildir(MaildirBackend):
     def close(self) -> None:
         shutil.rmtree(self.path)
         super().close()
+
+
+@pytest.fixture
+def sqlite_runtime(tmp_path: Path) -> Iterator[Runtime]:
+    """A runtime on a SQLite file of its own with a short busy timeout,
+    delivering into a maildir."""
+    url = f"sqlite:///{tmp_path / 'delivery.db'}"
+    upgrade(url)
+    settings = replace(
+        Settings(), database_url=url, database_busy_seconds=0.3, poll_seconds=0, **TEST_PASSWORD_COST,
+    )
+    runtime = Runtime(settings, clock=FakeClock(), backend=MaildirBackend(tmp_path / "outbox"))
+    yield runtime
+    runtime.close()
+
+
+@contextmanager
+def another_writer(database: str) -> Iterator[None]:
+    """Another program inside a write transaction on the SQLite file: it
+    holds SQLite's write lock (a long mail in the worker, say)."""
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        connection.rollback()
+        connection.close()
+
+
+def work_round(deliverer: Deliverer) -> bool:
+    """One round of the deliverer as its loop runs it (an error is logged,
+    and the next round goes on); whether it went through."""
+    try:
+        deliverer.work_round()
+    except Exception:
+        return False
+    return True
+
+
+def handed_over_replies(runtime: Runtime, handover: Handover, first: int) -> None:
+    for number in range(first, first + 3):
+        runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <w{number}@x>\r\n\r\n\r\n".encode())
+    assert runtime.processor.process_batch(hand_over=handover.send)[0] == 3
+
+
+def test_delivery_records_what_it_sent_even_while_another_writer_holds_the_database(
+    sqlite_runtime: Runtime, tmp_path: Path,
+) -> None:
+    """The deliverer sends replies handed over by the worker, but another
+    writer holds the database longer than the busy timeout: what was sent
+    cannot be written down. It is written before anything else is sent,
+    as soon as the lock is free; replies handed over meanwhile are not
+    forgotten; and nothing goes out twice, not even once the claims have
+    run out."""
+    handover = Handover(multiprocessing.get_context("spawn"))
+    deliverer = Deliverer(sqlite_runtime, handover)
+    database = sqlite_runtime.settings.database_url.removeprefix("sqlite:///")
+    handed_over_replies(sqlite_runtime, handover, 0)
+    with another_writer(database):
+        assert not work_round(deliverer)  # the three replies are sent, their outcomes cannot be written
+    handed_over_replies(sqlite_runtime, handover, 3)
+    with another_writer(database):
+        assert not work_round(deliverer)
+    assert work_round(deliverer) and work_round(deliverer)
+    sqlite_runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]  # every claim has run out
+    assert work_round(deliverer)
+
+    delivered = [message["To"] for message in mailbox.Maildir(tmp_path / "outbox", create=False)]
+    assert sorted(delivered) == [f"p{number}@example.org" for number in range(6)]
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)] * 6

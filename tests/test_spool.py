@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import smtplib
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -114,12 +115,62 @@ def test_mail_arriving_after_the_spool_was_emptied_is_admitted(sqlite_runtime: R
     assert count(sqlite_runtime, InboundMail.status == "done") == 3
 
 
+def in_spool_file(runtime: Runtime) -> int:
+    assert runtime.spool is not None
+    with sqlite3.connect(runtime.spool.path) as connection:
+        found = connection.execute("SELECT count(*) FROM arrivals").fetchone()[0]
+    connection.close()
+    return found
+
+
+def test_admitted_mail_leaves_the_spool_only_after_a_durable_batch_that_wrote(sqlite_runtime: Runtime) -> None:
+    """The database syncs one batch a second (synchronous=FULL for that
+    batch), and only a commit that writes syncs anything: a mail admitted
+    in between stays in the spool file, unread, until a later durable
+    batch has processed a mail."""
+    spool = sqlite_runtime.spool
+    assert spool is not None
+    spool.REMOVE_SECONDS = 3600
+    sqlite_runtime.processor.accept([(make_mail("alice@example.org", "signup alice secret1"), None)])
+    sqlite_runtime.processor.process_pending()  # the first batch is durable
+    assert in_spool_file(sqlite_runtime) == 0
+
+    sqlite_runtime.processor.accept([(make_mail("bob@example.org", "signup bob secret2"), None)])
+    sqlite_runtime.processor.process_pending()
+    assert in_spool_file(sqlite_runtime) == 1 and spool.waiting(10) == []
+    spool._next_removal = time.monotonic()  # a second has passed
+    assert sqlite_runtime.processor.process_pending() == 0
+    assert in_spool_file(sqlite_runtime) == 1, "a durable batch that wrote nothing synced nothing"
+
+    sqlite_runtime.processor.accept([(make_mail("carol@example.org", "signup carol secret3"), None)])
+    sqlite_runtime.processor.process_pending()
+    assert in_spool_file(sqlite_runtime) == 0
+    assert count(sqlite_runtime, InboundMail.status == "done") == 3
+
+
 def test_the_spool_syncs_every_commit_to_the_disk(sqlite_runtime: Runtime) -> None:
     """A 250 waits for the spool's commit; synchronous=FULL makes that
     commit hold through a power cut, not only through a crash of pbmserv
-    (the database itself syncs less often: see `sync_to_disk`)."""
+    (the database itself syncs less often: see `store.database.writing`)."""
     spool = sqlite_runtime.spool
     assert spool is not None
     spool.append([])
     with spool._lock:
         assert spool._open().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_processed_mail_leaves_no_password_in_the_files(sqlite_runtime: Runtime, tmp_path: Path) -> None:
+    """The spool removes a mail once it is admitted, and the database
+    replaces a mail's raw bytes by a masked copy once it is processed; the
+    bytes that held the password are zeroed (secure_delete), not left in
+    free space, in either file. (Debian builds SQLite with secure_delete
+    on by default; other builds have it off.)"""
+    spooled, stored = "Quokka7Zebra", "Wombat9Heron"
+    sqlite_runtime.processor.accept([(make_mail("alice@example.org", f"signup alice {spooled}"), "alice@example.org")])
+    sqlite_runtime.processor.store(make_mail("bob@example.org", f"signup bob {stored}"), "bob@example.org")
+    assert sqlite_runtime.processor.process_pending() == 2
+    sqlite_runtime.close()  # the last connections to close checkpoint the WAL into the files, and delete it
+    for path in (tmp_path / "spooled.db", tmp_path / "spooled.db-spool"):
+        assert not path.with_name(path.name + "-wal").exists()
+        content = path.read_bytes()
+        assert spooled.encode() not in content and stored.encode() not in content, path.name

@@ -6,9 +6,12 @@ a deliverer claims the mails that are due (`deliver_due`), or, in `serve`,
 the worker writes its replies claimed already and hands their inbound ids
 to the deliverer after the commit (`deliver_handed_over`), which then
 reads them without taking SQLite's write lock. Mail is sent outside any
-transaction; a process that dies while sending leaves its claims to run
-out, and those mails are sent again then: delivery is at least once, as
-between mail servers.
+transaction, and how it went is written afterwards. When that cannot be
+written (another writer holds the database longer than the busy timeout),
+the process keeps it and writes it before it sends anything else, so
+that what it sent is never sent again while it lives. A process that
+dies in between leaves its claims to run out, and those mails are sent
+again then: delivery is at least once, as between mail servers.
 """
 
 from __future__ import annotations
@@ -67,6 +70,12 @@ class Delivery:
     batch: int = 50
     claim_seconds: float = CLAIM_SECONDS
 
+    def __post_init__(self) -> None:
+        #: outcomes of mails sent that are not written yet
+        self._unrecorded: list[dict[str, object]] = []
+        #: inbound mails handed over whose replies are not read yet
+        self._handed_over: list[int] = []
+
     def retry_delay(self, attempts: int) -> timedelta:
         """Exponential backoff with jitter, so many failed mails do not retry in step."""
         base = self.first_retry_seconds * 2 ** (attempts - 1)
@@ -74,6 +83,7 @@ class Delivery:
 
     def deliver_due(self) -> int:
         """Send every mail that is due; returns how many were sent."""
+        self._record()
         sent = 0
         while claimed := self._claim():
             sent += self._send_all(claimed)
@@ -81,9 +91,15 @@ class Delivery:
 
     def deliver_handed_over(self, inbound_ids: list[int]) -> int:
         """Send the replies to these inbound mails that the worker wrote
-        claimed for this process; returns how many were sent."""
+        claimed for this process, and to those handed over before that
+        could not be read then; returns how many were sent."""
+        self._handed_over += inbound_ids
+        self._record()
+        if not self._handed_over:
+            return 0
         with reading(self.engine) as connection:
-            rows = connection.execute(_HANDED_OVER, {"inbound_ids": inbound_ids}).all()
+            rows = connection.execute(_HANDED_OVER, {"inbound_ids": self._handed_over}).all()
+        self._handed_over = []
         return self._send_all(rows)
 
     def _claim(self) -> list[Row]:
@@ -106,10 +122,21 @@ class Delivery:
         if unsafe is not None:  # none of what the backend took in this batch is safe with it
             failures = [unsafe if failure is None else failure for failure in failures]
         outcomes = [self._outcome(row, failure) for row, failure in zip(rows, failures)]
-        if outcomes:
-            with self.engine.begin() as connection:
-                connection.execute(_OUTCOME, outcomes)
+        self._unrecorded += outcomes
+        self._record()
         return sum(1 for outcome in outcomes if outcome["status"] == "sent")
+
+    def _record(self) -> None:
+        """Write the outcomes of the mails sent. When another writer holds
+        the database too long, they stay in this process and the error is
+        raised; every later call writes them first, before it reads or
+        sends anything, until they are in. Meanwhile the mails' claims keep
+        other processes off them (for `claim_seconds`), and this process
+        reads them again only once they are recorded as sent."""
+        if self._unrecorded:
+            with self.engine.begin() as connection:
+                connection.execute(_OUTCOME, self._unrecorded)
+            self._unrecorded = []
 
     def _send(self, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""

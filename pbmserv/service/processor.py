@@ -45,7 +45,7 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import MailCaps, RateLog, forget_old_events
 from pbmserv.service.views import wrap
-from pbmserv.store.database import lost_a_race, savepoint, sync_to_disk
+from pbmserv.store.database import lost_a_race, savepoint, writing
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.models import InboundMail, OutboxMail
 from pbmserv.store.spool import Arrival, Spool
@@ -205,9 +205,7 @@ class Processor:
         rolled back; it is then done again, and finds that process's mails
         stored. Each time, one more of the mails is stored, so this ends."""
         identified = [self._arrival(raw, envelope_sender) for raw, envelope_sender in mails]
-        outcomes = self._store_racing(identified)
-        sync_to_disk(self.engine)  # the sender is told next that the mail is safe
-        return outcomes
+        return self._store_racing(identified)
 
     def _store_racing(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
         for _ in range(len(identified)):
@@ -255,7 +253,7 @@ class Processor:
         return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw))
 
     def _store_identified(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
-        with self.engine.begin() as connection:
+        with writing(self.engine, durable=True) as connection:  # the sender is told next that the mail is safe
             keys = list(dict.fromkeys(mail.dedup_key for mail in identified))
             known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
             fresh: dict[str, dict[str, object]] = {}
@@ -343,7 +341,8 @@ class Processor:
         hand_over: Callable[[list[int]], None] | None,
     ) -> tuple[int, bool]:
         deadline = time.monotonic() + seconds
-        with self.engine.begin() as connection:
+        durable = self.spool is not None and self.spool.removal_due()
+        with writing(self.engine, durable=durable) as connection:
             admitted = self._admit(connection)
             rows = connection.execute(_PENDING, {"most": most}).all()
             output = BatchOutput(connection, self.clock, self.settings, claimed=hand_over is not None)
@@ -356,17 +355,18 @@ class Processor:
                 if time.monotonic() >= deadline and done < len(rows):
                     break
             output.write()
-        self._forget(admitted)
+        self._forget(admitted, synced=durable and done > 0)  # each mail done wrote its outcome
         if hand_over is not None and output.answered:
             hand_over(sorted(output.answered))
         more = done < len(rows) or len(rows) == most or len(admitted) == ADMITTED_PER_BATCH
         return done, more
 
-    def _forget(self, admitted: list[Arrival]) -> None:
-        """Tell the spool which of its mails are in the database now (committed)."""
-        if admitted:
-            assert self.spool is not None
-            self.spool.admitted(admitted[-1].id)
+    def _forget(self, admitted: list[Arrival], synced: bool = False) -> None:
+        """Tell the spool which of its mails are in the database now
+        (committed), and whether that commit was a durable one that wrote
+        (`synced`: all admitted so far is on the disk)."""
+        if self.spool is not None:
+            self.spool.admitted(admitted[-1].id if admitted else 0, synced)
 
     def _admit(self, connection: Connection) -> list[Arrival]:
         """Move the mails waiting in the spool into the database, in this

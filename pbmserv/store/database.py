@@ -84,6 +84,16 @@ class WriterLockedConnection(sqlite3.Connection):
             except OSError:  # e.g. a directory this user may not create files in: SQLite's busy timeout still guards
                 self._close_lock_files()
         self._writing = False
+        self._synchronous = ""
+
+    def set_synchronous(self, level: str) -> None:
+        """SQLite's `synchronous` level (NORMAL or FULL) for the transactions
+        begun from now on. SQLite refuses to change it inside a transaction,
+        and issuing the pragma costs a statement, so it is issued only when
+        the level changes."""
+        if level != self._synchronous:
+            self.execute(f"PRAGMA synchronous={level}")
+            self._synchronous = level
 
     def begin_writing(self) -> None:
         if self._writer_lock is not None:
@@ -167,44 +177,51 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA secure_delete=ON")  # deleted and overwritten mail (passwords) is zeroed in the file
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def on_begin(connection):  # type: ignore[no-untyped-def]
         dbapi_connection = connection.connection.dbapi_connection
-        if connection.get_execution_options().get(READ_ONLY):
-            dbapi_connection.execute("BEGIN")  # in WAL mode readers never wait for the writer
-        else:  # take the write lock up front: one writer at a time, no upgrade deadlocks
-            dbapi_connection.begin_writing()
+        options = connection.get_execution_options()
+        try:
+            if options.get(READ_ONLY):
+                dbapi_connection.execute("BEGIN")  # in WAL mode readers never wait for the writer
+            else:  # take the write lock up front: one writer at a time, no upgrade deadlocks
+                dbapi_connection.set_synchronous("FULL" if options.get(DURABLE) else "NORMAL")
+                dbapi_connection.begin_writing()
+        except sqlite3.Error as error:
+            # SQLAlchemy wraps the driver's errors, but not those of an
+            # event: "database is locked" must be the OperationalError it
+            # is everywhere else (`receive` exits 75 for it, not 1)
+            raise DBAPIError.instance("BEGIN", (), error, sqlite3.Error, dialect=connection.dialect) from error
 
 
-def sync_to_disk(engine: Engine) -> None:
-    """Make every transaction committed so far survive a power cut.
+#: execution option of a write transaction whose commit must survive a power cut (see `writing`)
+DURABLE = "pbmserv_durable"
+
+
+@contextmanager
+def writing(engine: Engine, *, durable: bool = False) -> Iterator[Connection]:
+    """A write transaction, as `engine.begin()`; with `durable`, its commit
+    is on the disk when the block ends, and so is every commit made before
+    it by any process.
 
     SQLite runs with synchronous=NORMAL: in WAL mode a commit survives a
-    crash of the program at once, but one of the machine only once the
-    WAL file has reached the disk, which SQLite sees to before each
-    checkpoint (and syncs the database file after it). An fsync per commit
-    would cost the worker more than many a move; where a commit must hold
-    through a power cut (a mail acknowledged on the strength of it, or
-    forgotten elsewhere once it is in), this is called instead, once for
-    many commits. PostgreSQL syncs each commit itself."""
-    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
-        sync_sqlite_files(engine.url.database)
-
-
-def sync_sqlite_files(database: str) -> None:
-    """fsync a SQLite database file and its WAL, each if it exists."""
-    for path in (f"{database}-wal", database):
-        try:
-            descriptor = os.open(path, os.O_RDONLY)
-        except FileNotFoundError:
-            continue
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+    crash of the program at once, but one of the machine only once the WAL
+    has reached the disk, which SQLite sees to before each checkpoint (and
+    syncs the database file after it). A durable transaction runs with
+    synchronous=FULL, which syncs the WAL at its commit, and with it every
+    earlier commit still in the WAL (the older ones were checkpointed, and
+    so synced). A commit that wrote nothing writes no WAL frame and syncs
+    nothing. An fsync for every commit would cost the worker more than
+    many a move, so only commits that something is promised on are made
+    durable. PostgreSQL syncs each commit itself."""
+    with engine.connect() as connection:
+        if durable:
+            connection.execution_options(**{DURABLE: True})
+        with connection.begin():
+            yield connection
 
 
 #: execution option of a transaction that only reads (see `reading`)

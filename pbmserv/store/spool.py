@@ -10,8 +10,13 @@ what has arrived into `inbound_mails` within its batch transaction
 (`Processor.admit`), where a mail's dedup key makes a second copy
 harmless, and then forgets it here. Nothing is lost in between: a mail
 leaves the spool only after its row in the database is committed, and
-that commit is on the disk (`sync_sqlite_files`; the database syncs its
-commits only now and then, the spool each one, since a 250 waits for it).
+that commit is on the disk. The spool syncs each of its commits, since a
+250 waits for it; the database syncs only the worker's durable batches,
+one a `REMOVE_SECONDS` at most (`store.database.writing`), and only what
+was admitted in or before such a batch is removed here. Mails admitted
+in between stay in the file until then; this process does not read them
+again, and after a crash they are admitted again, where their dedup keys
+leave them out.
 
 The file is a queue private to pbmserv, so it is kept with the standard
 library's `sqlite3` and created as needed; Alembic does not manage it.
@@ -28,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pbmserv.store.database import WriterLockedConnection, sync_sqlite_files
+from pbmserv.store.database import WriterLockedConnection
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrivals (
@@ -62,16 +67,16 @@ class Arrival:
 
 
 class Spool:
-    #: how often admitted mails are removed from the file at most (each removal is a write)
+    #: how often at most the worker makes a batch durable and then removes admitted mails (each a sync and a write)
     REMOVE_SECONDS = 1.0
 
-    def __init__(self, path: str | Path, database: str | Path, busy_seconds: float = 10.0):
+    def __init__(self, path: str | Path, busy_seconds: float = 10.0):
         self.path = Path(path)
-        self.database = str(database)  # where the mails are admitted
         self.busy_seconds = busy_seconds
         self._connection: WriterLockedConnection | None = None
         self._lock = threading.Lock()  # one connection, used by one thread at a time
         self._admitted_through = 0  # in this process; 0 after a start: all is read again
+        self._synced_through = 0  # admitted, and the database has synced that admission
         self._removed_through = 0
         self._next_removal = time.monotonic()
 
@@ -96,29 +101,35 @@ class Spool:
             ).fetchall()
         return [Arrival(datetime.fromisoformat(row[0]), *row[1:]) for row in rows]
 
-    def admitted(self, through: int) -> None:
+    def removal_due(self) -> bool:
+        """Whether the worker's next batch should be durable, so that the
+        mails admitted so far can be removed after it."""
+        return time.monotonic() >= self._next_removal
+
+    def admitted(self, through: int, synced: bool) -> None:
         """The mails up to id `through` are in the database now (committed):
-        they are not read again, and removed from the file now and then. A
-        crash in between only means that they are admitted again, where
+        they are not read again. With `synced`, that commit synced the
+        database, and every mail admitted so far is removed from the file.
+        A crash before then only means that they are admitted again, where
         their dedup keys leave them out."""
         self._admitted_through = max(self._admitted_through, through)
-        if time.monotonic() >= self._next_removal:
-            self._remove_admitted()
+        if synced:
+            self._synced_through = self._admitted_through
+            self._next_removal = time.monotonic() + self.REMOVE_SECONDS
+            self._remove_synced()
 
     def close(self) -> None:
-        if self._admitted_through > self._removed_through:
-            self._remove_admitted()
+        self._remove_synced()
         with self._lock:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
 
-    def _remove_admitted(self) -> None:
-        sync_sqlite_files(self.database)
-        with self._writing() as connection:
-            connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._admitted_through,))
-        self._removed_through = self._admitted_through
-        self._next_removal = time.monotonic() + self.REMOVE_SECONDS
+    def _remove_synced(self) -> None:
+        if self._synced_through > self._removed_through:
+            with self._writing() as connection:
+                connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._synced_through,))
+            self._removed_through = self._synced_through
 
     def _open(self) -> WriterLockedConnection:
         if self._connection is None:
@@ -127,7 +138,8 @@ class Spool:
                 isolation_level=None, check_same_thread=False,
             )
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL")  # a 250 holds through a power cut too
+            connection.set_synchronous("FULL")  # a 250 holds through a power cut too
+            connection.execute("PRAGMA secure_delete=ON")  # removed mail (passwords) is zeroed in the file
             connection.execute(_SCHEMA)
             if "sealed" not in {column[1] for column in connection.execute("PRAGMA table_info(arrivals)")}:
                 connection.execute("ALTER TABLE arrivals ADD COLUMN sealed BLOB")  # a spool made before sealing
