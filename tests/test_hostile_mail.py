@@ -17,6 +17,7 @@ from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Reply
 from pbmserv.service.processor import Processor
+from pbmserv.store.key import ServerKey
 from pbmserv.store.models import InboundMail, Move, User
 from tests.mailtools import body, make_mail, send, send_raw
 from tests.test_cli import BIN, admin, env_for
@@ -391,3 +392,15 @@ def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None
     files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
     for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
         assert [path.name for path in files if password in path.read_bytes()] == []
+
+
+def test_a_sealed_mail_the_key_cannot_open_is_failed_with_an_apology(runtime: Runtime) -> None:
+    """A server whose key file was replaced cannot open what the old key
+    sealed: each such mail is answered and failed, and the queue goes on."""
+    runtime.processor.store(make_mail("alice@example.org", "signup alice secret1"))
+    runtime.processor.__dict__["key"] = ServerKey(b"another key of 32 bytes, really!")
+    replies = send(runtime, "bob@example.org", "help")
+    subjects = {recipient: str(message["Subject"]) for recipient, message in replies}
+    assert subjects == {"alice@example.org": "pbmserv Error", "bob@example.org": "pbmserv help"}
+    [(status, error), _] = statuses(runtime)
+    assert status == "failed" and error.startswith("Unsealable")
