@@ -118,3 +118,9 @@ def count(database_url: str, column, *where) -> int:  # type: ignore[no-untyped-
             return session.scalar(select(func.count(column)).where(*where)) or 0
     finally:
         engine.dispose()
+
+
+def child_pids(parent_pid: int) -> list[int]:
+    """The worker and delivery processes of a `pbmserv serve`."""
+    children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
+    return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]

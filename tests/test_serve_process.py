@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from pbmserv.store.models import Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import make_mail
-from tests.serve_helpers import ServeProcess, count, wait_until
+from tests.serve_helpers import ServeProcess, child_pids, count, wait_until
 
 
 def test_sigkill_right_after_250_loses_nothing_and_applies_once(database_url: str, tmp_path: Path) -> None:
@@ -90,12 +90,6 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
         numbers = session.execute(select(Move.board_id, Move.number)).all()
     engine.dispose()
     assert sorted(numbers) == sorted({(board_id, 1) for board_id, _ in numbers})
-
-
-def child_pids(parent_pid: int) -> list[int]:
-    """The worker and delivery processes of a `pbmserv serve`."""
-    children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
-    return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
 
 
 def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(database_url: str, tmp_path: Path) -> None:
