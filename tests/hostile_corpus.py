@@ -464,6 +464,7 @@ def header_injection() -> Attack:
     tricks = {
         "subject-bare-cr": {"Subject": f"help\rBcc: {inject}"},
         "subject-encoded-crlf": {"Subject": f"=?utf-8?q?help=0D=0ABcc:_{inject}?="},
+        "from-bare-cr": {"From": f"{attacker}\rBcc: {inject}"},
         "from-encoded-crlf": {"From": f"=?utf-8?q?x=0D=0ABcc:_{inject}?= <{attacker}>"},
         "from-encoded-address": {"From": f"=?utf-8?q?{inject.replace('@', '=40')}?="},
         "reply-to-encoded-crlf": {"Reply-To": f"=?utf-8?b?{hidden}?="},
@@ -498,16 +499,17 @@ def forged_from_passes_reject() -> Attack:
 
 
 #: In replay order. The guessing comes first, on a server just restarted
-#: after alice's first move; the mails that stopped all processing on
-#: 16cc280 (nested MIME) come last, so that everything before them is
-#: seen at work even there, and the players' last moves come after them.
+#: after alice's first move. What flooded or stopped 16cc280 comes late,
+#: so that the rest is seen at work even there: the mass mailings, then
+#: the mails that stopped all processing (nested MIME) last, with the
+#: players' last moves after them.
 ATTACKS = (
     password_guessing,
     password_at_odd_position, automatic_mail_with_password, password_in_chat,
     nul_bytes,
-    sixty_forged_signups, message_spam, change_address_to_victim, signup_thousands_of_addresses,
+    sixty_forged_signups, message_spam, change_address_to_victim,
     odd_addresses, header_injection, forged_from_passes_reject,
-    junk_lines_to_victim, show_500_lines, show_500_boards, fuzz,
+    signup_thousands_of_addresses, junk_lines_to_victim, show_500_lines, show_500_boards, fuzz,
     signups_1000_lines, signups_256k,
     sibling_parts, many_headers, many_lines, nested_multipart, nested_rfc822,
 )
