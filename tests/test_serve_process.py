@@ -4,115 +4,18 @@ apply the same mail or two moves at one move number."""
 
 from __future__ import annotations
 
-import mailbox
 import os
 import signal
-import smtplib
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from pbmserv.store.models import Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import make_mail
-from tests.smtp_helpers import free_port
-
-REPO = Path(__file__).resolve().parents[1]
-PBMSERV = Path(sys.executable).parent / "pbmserv"
-
-
-class ServeProcess:
-    def __init__(self, database_url: str, workdir: Path, name: str = "serve", **settings: str):
-        self.port = free_port()
-        self.maildir = workdir / f"{name}-outbox"
-        self.log = workdir / f"{name}.log"
-        self.env = dict(os.environ)
-        self.env.update({
-            "PBMSERV_DATABASE_URL": database_url,
-            "PBMSERV_LISTEN": f"127.0.0.1:{self.port}",
-            "PBMSERV_MAIL_BACKEND": "maildir",
-            "PBMSERV_MAILDIR": str(self.maildir),
-            "PBMSERV_KEY_FILE": str(workdir / "pbmserv.key"),
-            "PBMSERV_EXTRA_GAMES": "tests.toygame:Toy",
-            "PBMSERV_PASSWORD_TIME_COST": "1",
-            "PBMSERV_PASSWORD_MEMORY_KIB": "1024",
-            "PBMSERV_POLL_SECONDS": "0.2",
-            "PBMSERV_REPLIES_PER_HOUR": "10000",
-            "PBMSERV_ERROR_REPLIES_PER_HOUR": "10000",
-            "PYTHONPATH": str(REPO),
-            **settings,
-        })
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> ServeProcess:
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [PBMSERV, "serve"], env=self.env, stdout=log, stderr=log, start_new_session=True,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                assert self.process.poll() is None, self.log.read_text()
-                time.sleep(0.1)
-        raise AssertionError(f"pbmserv serve did not start:\n{self.log.read_text()}")
-
-    def send(self, raw: bytes, sender: str = "player@example.org") -> None:
-        with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as client:
-            client.sendmail(sender, ["pbmserv@localhost"], raw)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        """SIGTERM, as an operator would; a server that does not stop in
-        time is killed with its children (so that it cannot take over a later
-        test's mail) and the test fails."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-            raise AssertionError(f"pbmserv serve did not stop on SIGTERM:\n{self.log.read_text()}") from None
-        assert "did not stop in time" not in self.log.read_text(), self.log.read_text()
-
-    def mails(self) -> list[bytes]:
-        if not self.maildir.exists():
-            return []
-        box = mailbox.Maildir(self.maildir, create=False)
-        return [box.get_bytes(key) for key in box.keys()]
-
-
-def wait_until(condition, timeout: float = 30.0, *servers: ServeProcess) -> None:  # type: ignore[no-untyped-def]
-    """Poll `condition`; on a timeout, fail with the logs of `servers`, to tell a slow machine from a stuck server."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    logs = "".join(f"\n--- {server.log.name}:\n{server.log.read_text()}" for server in servers)
-    raise AssertionError(f"timed out after {timeout:g}s{logs}")
-
-
-def count(database_url: str, column, *where) -> int:  # type: ignore[no-untyped-def]
-    engine = create_engine(database_url)
-    try:
-        with Session(engine) as session:
-            return session.scalar(select(func.count(column)).where(*where)) or 0
-    finally:
-        engine.dispose()
+from tests.serve_helpers import ServeProcess, child_pids, count, wait_until
 
 
 def test_sigkill_right_after_250_loses_nothing_and_applies_once(database_url: str, tmp_path: Path) -> None:
@@ -188,12 +91,6 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
         numbers = session.execute(select(Move.board_id, Move.number)).all()
     engine.dispose()
     assert sorted(numbers) == sorted({(board_id, 1) for board_id, _ in numbers})
-
-
-def child_pids(parent_pid: int) -> list[int]:
-    """The worker and delivery processes of a `pbmserv serve`."""
-    children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
-    return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
 
 
 def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(database_url: str, tmp_path: Path) -> None:
