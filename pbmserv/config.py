@@ -45,7 +45,6 @@ class Settings:
     replies_per_hour: int = 30
     error_replies_per_hour: int = 10
     relays_per_hour: int = 30
-    board_mails_per_hour: int = 300
     #: chat, message and broadcast commands one account may send per hour
     messages_per_hour: int = 20
     #: new boards that may name one player per hour
@@ -92,7 +91,6 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "replies_per_hour": ("limits", "replies_per_hour", "PBMSERV_REPLIES_PER_HOUR"),
     "error_replies_per_hour": ("limits", "error_replies_per_hour", "PBMSERV_ERROR_REPLIES_PER_HOUR"),
     "relays_per_hour": ("limits", "relays_per_hour", "PBMSERV_RELAYS_PER_HOUR"),
-    "board_mails_per_hour": ("limits", "board_mails_per_hour", "PBMSERV_BOARD_MAILS_PER_HOUR"),
     "messages_per_hour": ("limits", "messages_per_hour", "PBMSERV_MESSAGES_PER_HOUR"),
     "challenges_per_hour": ("limits", "challenges_per_hour", "PBMSERV_CHALLENGES_PER_HOUR"),
     "delivery_max_attempts": ("delivery", "max_attempts", "PBMSERV_DELIVERY_MAX_ATTEMPTS"),

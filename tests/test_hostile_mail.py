@@ -404,3 +404,14 @@ def test_a_sealed_mail_the_key_cannot_open_is_failed_with_an_apology(runtime: Ru
     assert subjects == {"alice@example.org": "pbmserv Error", "bob@example.org": "pbmserv help"}
     [(status, error), _] = statuses(runtime)
     assert status == "failed" and error.startswith("Unsealable")
+
+
+def test_a_player_makes_a_bounded_number_of_draw_offers_on_a_board_an_hour(toy_boards: Runtime) -> None:
+    from pbmserv.service.proposals import PROPOSALS_PER_HOUR
+
+    for _ in range(PROPOSALS_PER_HOUR):
+        send(toy_boards, "bob@example.org", "toy move 101 bob secret2 propose")
+        send(toy_boards, "bob@example.org", "toy move 101 bob secret2 reject")
+    [(recipient, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 propose")
+    assert recipient == "bob@example.org"
+    assert f"You have made {PROPOSALS_PER_HOUR} offers and requests on board 101 in the last hour" in " ".join(body(message).split())
