@@ -196,7 +196,7 @@ def test_a_multiple_mail_of_signups_creates_at_most_20_accounts(runtime: Runtime
 
 
 def test_a_multiple_mail_stops_when_its_time_is_up(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pbmserv.service.processor.MAIL_SECONDS", 0.0)
+    monkeypatch.setattr("pbmserv.service.processor.MAIL_SECONDS", 0.0, raising=False)
     replies = send(runtime, "alice@example.org", "multiple", "signup alice secret1\nsignup bob secret2\nhelp")
     errors = [body(message) for _, message in replies if str(message["Subject"]) == "pbmserv Error"]
     assert errors and "Commands 2 to 3: not carried out: your mail had taken more than 0 s" in " ".join(errors[0].split())
@@ -234,37 +234,42 @@ def test_a_comment_passed_on_with_a_move_is_bounded(toy_boards: Runtime) -> None
 
 # -- H1: relayed mail and challenges are limited ------------------------------------------
 def test_an_account_sends_a_bounded_number_of_messages_an_hour(toy_boards: Runtime) -> None:
-    with_settings(toy_boards, messages_per_hour=2)
-    for _ in range(2):
+    most = 20  # messages_per_hour, by default
+    for _ in range(most):
         assert send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
     [(recipient, message)] = send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
     assert recipient == "alice@example.org"
-    assert "alice has sent 2 chats and messages in the last hour" in body(message)
+    assert f"alice has sent {most} chats and messages in the last hour" in body(message)
 
 
 def test_relayed_mail_to_one_address_is_capped(toy_boards: Runtime) -> None:
-    with_settings(toy_boards, relays_per_hour=2)
+    send(toy_boards, "carol@example.org", "signup carol secret3")
     to_bob = []
-    for _ in range(3):
-        to_bob += [r for r, _ in send(toy_boards, "alice@example.org", "message alice secret1 bob", "hello") if r == "bob@example.org"]
-    assert to_bob == ["bob@example.org"] * 2
+    for sender, userid, password in [("alice@example.org", "alice", "secret1")] * 20 + [("carol@example.org", "carol", "secret3")] * 11:
+        replies = send(toy_boards, sender, f"message {userid} {password} bob", "hello")
+        to_bob += [recipient for recipient, _ in replies if recipient == "bob@example.org"]
+    assert len(to_bob) == 30, "relays_per_hour"
 
 
 def test_a_player_is_named_in_a_bounded_number_of_new_boards_an_hour(toy_boards: Runtime) -> None:
-    with_settings(toy_boards, challenges_per_hour=3)  # toy_boards started two boards of alice and bob
-    send(toy_boards, "carol@example.org", "toy challenge alice bob")
+    for _ in range(8):  # toy_boards started two boards of alice and bob
+        send(toy_boards, "carol@example.org", "toy challenge alice bob")
     [(recipient, message)] = send(toy_boards, "carol@example.org", "toy challenge bob alice")
     assert recipient == "carol@example.org"
-    assert "bob has been named in 3 new boards in the last hour" in body(message)
+    assert "bob has been named in 10 new boards in the last hour" in body(message)
 
 
 def test_a_third_partys_challenge_copy_to_a_forged_sender_is_capped(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
-    with_settings(runtime, replies_per_hour=2, challenges_per_hour=100)
-    challenges = "\n".join(["toy challenge alice bob"] * 5)
-    replies = send(runtime, "mallory@example.net", "multiple", challenges, headers={"Reply-To": "victim@outside.example"})
-    assert [r for r, _ in replies].count("victim@outside.example") == 2
+    players = [f"p{n}" for n in range(10)]
+    for userid in players:
+        send(runtime, f"{userid}@example.org", f"signup {userid} secret-{userid}")
+    pairs = [(a, b) for a in players for b in players if a < b][:35]  # no player in more than 10 boards
+    to_victim = 0
+    for start in range(0, len(pairs), 20):
+        challenges = "\n".join(f"toy challenge {a} {b}" for a, b in pairs[start:start + 20])
+        replies = send(runtime, "mallory@example.net", "multiple", challenges, headers={"Reply-To": "victim@outside.example"})
+        to_victim += [recipient for recipient, _ in replies].count("victim@outside.example")
+    assert to_victim == 30, "replies_per_hour"
 
 
 # -- H1: addresses an account names are confirmed before they get mail ---------------------------
@@ -407,8 +412,7 @@ def test_a_sealed_mail_the_key_cannot_open_is_failed_with_an_apology(runtime: Ru
 
 
 def test_a_player_makes_a_bounded_number_of_draw_offers_on_a_board_an_hour(toy_boards: Runtime) -> None:
-    from pbmserv.service.proposals import PROPOSALS_PER_HOUR
-
+    PROPOSALS_PER_HOUR = 5  # service.proposals
     for _ in range(PROPOSALS_PER_HOUR):
         send(toy_boards, "bob@example.org", "toy move 101 bob secret2 propose")
         send(toy_boards, "bob@example.org", "toy move 101 bob secret2 reject")
