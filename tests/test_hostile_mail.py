@@ -188,6 +188,14 @@ def test_a_multiple_mail_of_junk_gets_one_answer_and_reads_at_most_20_commands(r
     assert len(text) < 12_000
 
 
+def test_the_passwords_on_the_lines_of_a_mail_that_are_not_read_are_masked_too(runtime: Runtime) -> None:
+    lines = "\n".join([f"junk{n}" for n in range(20)] + ["signup late Zq7-late", "toy move 101 alice Zq7-move a1"])
+    send(runtime, "alice@example.org", "multiple", lines)
+    with runtime.sessions() as session:
+        kept = session.scalars(select(InboundMail.raw)).one()
+    assert b"Zq7" not in kept and b"toy move 101 ******** ******** ********" in kept
+
+
 def test_a_multiple_mail_of_signups_creates_at_most_20_accounts(runtime: Runtime) -> None:
     signups = "\n".join(f"signup user{n} secret{n}" for n in range(1000))
     send(runtime, "mallory@example.net", "multiple", signups)

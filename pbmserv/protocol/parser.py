@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 
 from pbmserv.protocol.commands import (
     ALL_SHOW_FILTERS,
@@ -136,20 +136,22 @@ class Line:
 class Request:
     lines: tuple[Line, ...]
     comment: str
-    unread: int = 0  # command lines beyond MOST_COMMANDS, not read
+    unread: tuple[str, ...] = ()  # command lines beyond MOST_COMMANDS, not read
 
-    @property
+    @cached_property
     def passwords(self) -> tuple[str, ...]:
         """The passwords of the mail's commands, to be masked wherever the
         mail is quoted, kept or passed on: those of each command that was
         read, and for a line that could not be read, every word that may be
-        one (`probable_passwords`)."""
+        one (`probable_passwords`), as for every line not read."""
         found: list[str] = []
         for line in self.lines:
             if line.command is None:
                 found += probable_passwords(line.text)
             else:
                 found += [getattr(line.command, name) for name in ("password", "new_password") if hasattr(line.command, name)]
+        for text in self.unread:
+            found += probable_passwords(text)
         return tuple(found)
 
 
@@ -180,7 +182,7 @@ def parse_request(subject: str, body: str, games: Collection[str]) -> Request:
                 "put one command on each line of the body, e.g. 'help'",
             )),), "")
         read = tuple(parse_line(text, games) for text in texts[:MOST_COMMANDS])
-        return Request(read, "", unread=len(texts) - len(read))
+        return Request(read, "", unread=tuple(texts[MOST_COMMANDS:]))
     return Request((parse_line(cleaned, games),), bounded_comment(body.strip()))
 
 
