@@ -5,13 +5,7 @@ from __future__ import annotations
 import hmac
 
 from pbmserv.protocol import GLOBAL_SYNTAX
-from pbmserv.protocol.commands import (
-    ChangeAddress,
-    ChangePassword,
-    Confirm,
-    Signoff,
-    Signup,
-)
+from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.service import boards as board_commands
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError

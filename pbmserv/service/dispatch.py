@@ -5,17 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbmserv.protocol import commands as c
-from pbmserv.service import (
-    accounts,
-    boards,
-    help,
-    pending,
-    policies,
-    proposals,
-    ratings,
-    social,
-    timers,
-)
+from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, social, timers
 from pbmserv.service.context import Context, Reply
 
 _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {

@@ -20,21 +20,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import (
-    IncomingMail,
-    Unreadable,
-    parse_headers,
-    parse_mail,
-)
+from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers, parse_mail
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
-from pbmserv.protocol import (
-    Line,
-    ParseError,
-    Request,
-    parse_request,
-    probable_passwords,
-)
+from pbmserv.protocol import Line, ParseError, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.protocol.parser import MOST_COMMANDS, is_multiple
 from pbmserv.service import timers
@@ -90,6 +79,8 @@ _FORGET_ORIGINALS = (
     .values(sealed=None)
 )
 _QUEUE = insert(OUTBOX)
+
+
 def _new_mails(dialect_insert: Callable[[Any], Any]) -> Any:
     """Insert mails whose dedup key is new; a key already stored (by
     another process meanwhile, or an earlier admission) is left out, not
@@ -114,8 +105,10 @@ ADMITTED_PER_BATCH = 200
 CLAIM_SECONDS = 600.0
 #: the commands of a `multiple` mail left when it has taken this long are not carried out
 MAIL_SECONDS = 2.0
-#: the header of a copy of a mail whose passwords are masked
-_MASKED_HEADER = b"X-Pbmserv-Masked"
+#: the header of a copy of a mail whose passwords are masked, saying what was kept
+MASKED_HEADER = "X-Pbmserv-Masked"
+#: what it says of a mail kept sealed until it is processed
+_PENDING_SEALED = "pending; the mail is kept sealed until it is processed"
 #: how long the sealed original of a failed mail is kept, for an operator to retry it
 FAILED_ORIGINALS_KEPT = timedelta(days=7)
 #: how much of a mail an answer quotes
@@ -247,9 +240,9 @@ class Processor:
             secrets = request.passwords
             if not secrets and not is_multiple(headers.subject):
                 return Arrival(self.clock(), sender, message_id, key, raw)
-            kept = masked_copy(headers, secrets, always=True, state="pending; the mail is kept sealed until it is processed")
+            kept = masked_copy(headers, secrets, always=True, state=_PENDING_SEALED)
         else:
-            kept = message_bytes([(_MASKED_HEADER.decode(), "pending; the mail is kept sealed until it is processed")], "")
+            kept = _nothing_kept(_PENDING_SEALED)
         return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw))
 
     def _store_identified(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
@@ -416,8 +409,11 @@ class Processor:
             log.exception("inbound %s failed", row.id)
             self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
             return
-        secrets = request.passwords if request is not None else ()
-        kept = masked_copy(mail, secrets) if secrets else original if row.sealed is not None and request is not None else None
+        kept = None  # a dropped mail stays as stored: as it came, or, sealed, its headers
+        if request is not None and request.passwords:
+            kept = masked_copy(mail, request.passwords)
+        elif request is not None and row.sealed is not None:  # it held no password after all: as it came
+            kept = original
         self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=kept)
 
     def _run_request(
@@ -586,7 +582,7 @@ class Processor:
                 return "no such mail"
             if row.status not in ("failed", "dropped"):
                 return f"it is {row.status}, not failed or dropped"
-            if row.sealed is None and _MASKED_HEADER in row.raw.partition(b"\r\n\r\n")[0]:
+            if row.sealed is None and MASKED_HEADER.encode() in row.raw.partition(b"\r\n\r\n")[0]:
                 return "its passwords are masked and its original is no longer kept: ask its sender to send it again"
             connection.execute(_AGAIN, {"row_id": row_id})
         return None
@@ -756,13 +752,18 @@ def failed_copy(mail: IncomingMail | None, request: Request | None) -> bytes:
     could not be read, nothing tells where its passwords stand, so only its
     headers are kept (the Subject masked where a password would stand)."""
     if mail is None:
-        return message_bytes([(_MASKED_HEADER.decode(), "not kept: the mail could not be read")], "")
+        return _nothing_kept("not kept: the mail could not be read")
     if request is not None:
         return masked_copy(mail, request.passwords, always=True)
     headers_only = replace(mail, text="", body="")
     return masked_copy(
         headers_only, probable_passwords(mail.subject), always=True, state="passwords removed; its text was not kept",
     )
+
+
+def _nothing_kept(state: str) -> bytes:
+    """A copy of a mail that keeps nothing of it but what `state` says."""
+    return message_bytes([(MASKED_HEADER, state)], "")
 
 
 def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
@@ -803,8 +804,8 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
     """The sender's mail as an answer quotes it: passwords masked, at most
     QUOTED_LINES lines of at most QUOTED_LINE_CHARS characters (an error
     must not carry a stranger's text to whoever a forged sender names)."""
-    lines = [f"Subject: {mail.subject}", *([""] + mail.body.splitlines() if mail.body else [])]
-    quoted = [f"> {_cut(mask(line, secrets), QUOTED_LINE_CHARS)}".rstrip() for line in lines[:QUOTED_LINES]]
+    lines = [f"Subject: {mask(mail.subject, secrets)}", *([""] + mask(mail.body, secrets).splitlines() if mail.body else [])]
+    quoted = [f"> {_cut(line, QUOTED_LINE_CHARS)}".rstrip() for line in lines[:QUOTED_LINES]]
     if len(lines) > QUOTED_LINES:
         quoted.append(f"> [... {len(lines) - QUOTED_LINES} more lines]")
     return "Your mail:\n" + "\n".join(quoted)
@@ -829,6 +830,6 @@ def masked_copy(
     ]
     headers += [
         ("Subject", mask(mail.subject, secrets)),
-        (_MASKED_HEADER.decode(), state),
+        (MASKED_HEADER, state),
     ]
     return message_bytes(headers, mask(mail.text, secrets) + "\n")

@@ -14,7 +14,6 @@ from pbmserv.service import boards, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
-from pbmserv.service.rates import HOUR
 from pbmserv.store import records
 from pbmserv.store.records import BoardRecord
 
@@ -55,13 +54,11 @@ def _open(ctx: Context, game: Game, board: BoardRecord, seat: int, kind: str) ->
         raise _error(game, board, f"{views.whose_proposal(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
     if kind == "undo" and board.move_count == 0:
         raise _error(game, board, f"Board {board.board} has no move to take back.", "make a move instead")
-    key = f"{board.id} {seat}"
-    if ctx.rates.count(PROPOSED, key, ctx.now - HOUR) >= PROPOSALS_PER_HOUR:
+    if not ctx.rates.take(PROPOSED, f"{board.id} {seat}", ctx.now, PROPOSALS_PER_HOUR):
         raise _error(
             game, board, f"You have made {PROPOSALS_PER_HOUR} offers and requests on board {board.board} in the last hour, "
             "the most the server passes on.", "make a move, or offer again in an hour",
         )
-    ctx.rates.add(PROPOSED, key, ctx.now)
     proposal = {"kind": kind, "by": seat, "accepted": [seat]}
     board.proposal = proposal
     board.updated_at = ctx.now

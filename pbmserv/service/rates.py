@@ -47,6 +47,14 @@ class RateLog:
             1 for event in self.unwritten if (event["kind"], event["key"]) == (kind, key) and event["at"] > since  # type: ignore[operator]
         )
 
+    def take(self, kind: str, key: str, at: datetime, most: int) -> bool:
+        """Count one more `kind` event for `key`, unless `most` happened in
+        the hour before `at`; whether it was counted."""
+        if self.count(kind, key, at - HOUR) >= most:
+            return False
+        self.add(kind, key, at)
+        return True
+
     def add(self, kind: str, key: str, at: datetime) -> None:
         """Count an event; it is written with the batch, even if the command that caused it is undone."""
         self.unwritten.append({"kind": kind, "key": key[:320], "at": at})

@@ -5,19 +5,11 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbmserv.gamekit import Game
-from pbmserv.protocol.commands import (
-    Broadcast,
-    Chat,
-    Message,
-    Notify,
-    Subscribe,
-    Unsubscribe,
-)
+from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscribe, Unsubscribe
 from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.boards import load_board, moves_to_list, syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.service.rates import HOUR
 from pbmserv.store.models import Board, Subscription, User
 from pbmserv.store.records import Account
 
@@ -157,12 +149,11 @@ def _addresses_of(ctx: Context, userids: list[str]) -> tuple[str, ...]:
 def _count_relay(ctx: Context, user: Account) -> None:
     """Count a chat, message or broadcast of `user` against the hourly limit; refused beyond it."""
     most = ctx.settings.messages_per_hour
-    if ctx.rates.count(RELAYED, user.userid, ctx.now - HOUR) >= most:
+    if not ctx.rates.take(RELAYED, user.userid, ctx.now, most):
         raise ServiceError(
             f"{user.userid} has sent {most} chats and messages in the last hour, the most an account may send.",
             "send it again in an hour",
         )
-    ctx.rates.add(RELAYED, user.userid, ctx.now)
 
 
 def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:

@@ -1,13 +1,5 @@
 from pbmserv.store.database import make_engine, session_factory, upgrade
-from pbmserv.store.models import (
-    Address,
-    Base,
-    Board,
-    InboundMail,
-    Move,
-    OutboxMail,
-    User,
-)
+from pbmserv.store.models import Address, Base, Board, InboundMail, Move, OutboxMail, User
 
 __all__ = [
     "Address",

@@ -16,15 +16,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    bindparam,
-    delete,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.store.models import Board, Move, QueuedMove, User
