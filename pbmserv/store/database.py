@@ -20,7 +20,7 @@ from sqlalchemy.orm import sessionmaker
 
 from pbmserv.store.prepared import run_sql
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 def normalise_url(url: str) -> str:

@@ -1,4 +1,4 @@
-"""The tables. Alembic (migrations/) owns the schema; these models must match it."""
+"""The tables. Alembic (pbmserv/store/migrations/) owns the schema; these models must match it."""
 
 from __future__ import annotations
 
