@@ -180,3 +180,41 @@ def test_every_command_of_the_table_parses(form: str) -> None:
     games = Catalog.installed().names()
     for line in examples(form):
         parse_command(line, games)  # raises ParseError for a line it does not accept
+
+
+def dockerfile_steps(path: Path) -> list[tuple[str, str]]:
+    """(instruction, arguments) of a Dockerfile, continuation lines joined."""
+    text = re.sub(r"\\\n", " ", path.read_text())
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines]
+
+
+@pytest.mark.parametrize("dockerfile", ["Dockerfile", "deploy/docker/postfix.Dockerfile"])
+def test_the_dockerfiles_copy_what_the_checkout_has(dockerfile: str) -> None:
+    """No Docker engine here: what can be checked without one is that every
+    file an image copies from the checkout is there."""
+    checkout = README.parent
+    for instruction, arguments in dockerfile_steps(checkout / dockerfile):
+        if instruction == "COPY" and not arguments.startswith("--from"):
+            for source in arguments.split()[:-1]:
+                assert (checkout / source).exists(), f"{dockerfile} copies {source}, which the checkout lacks"
+
+
+def test_the_image_installs_as_the_smoke_test_does() -> None:
+    """The image's install is the one CI runs in .ci/smoke-install: the
+    wheel from `pip wheel --no-deps`, installed with pip, not editable."""
+    runs = [arguments for instruction, arguments in dockerfile_steps(README.parent / "Dockerfile") if instruction == "RUN"]
+    smoke = (README.parent / ".ci" / "smoke-install").read_text()
+    assert any(re.search(r"pip wheel .*--no-deps --wheel-dir /wheel \.$", run) for run in runs), runs
+    assert any(re.search(r"pip install --no-cache-dir /wheel/pbmserv-\*\.whl", run) for run in runs), runs
+    assert not any(" -e " in run for run in runs)
+    assert re.search(r"pip\" wheel .*--no-deps --wheel-dir", smoke) and re.search(r"pip\" install .*\"\$wheel\"", smoke)
+
+
+def test_the_compose_file_builds_from_files_that_exist() -> None:
+    compose = README.parent / "deploy" / "docker" / "compose.yaml"
+    text = compose.read_text()
+    for dockerfile in re.findall(r"dockerfile: (\S+)", text):
+        assert (README.parent / dockerfile).exists(), dockerfile
+    assert re.search(r"^\s+build: \.\./\.\.$", text, re.M) and (compose.parent / "../../Dockerfile").exists()
+    assert "PBMSERV_RELAY: postfix:25" in text
