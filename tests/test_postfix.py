@@ -123,7 +123,7 @@ class Postfix:
         self.config.mkdir()
         (root / "postfix-queue").mkdir()  # Postfix makes what is inside, owned by its users
         (self.config / "main.cf").write_text(MAIN_CF.format(root=root) + recipe("main.cf") + extra_main)
-        (self.config / "master.cf").write_text(MASTER_CF.format(port=self.port) + recipe("master.cf", **PIPE_PATHS(root)))
+        (self.config / "master.cf").write_text(MASTER_CF.format(port=self.port) + recipe("master.cf", **pipe_paths(root)))
         maps = {"pbmserv_recipients": recipe("recipients"), "pbmserv_transport": transport, **(extra_maps or {})}
         for name, text in maps.items():
             (self.config / name).write_text(text)
@@ -150,7 +150,8 @@ class Postfix:
         return "\n--- Postfix log:\n" + (path.read_text() if path.exists() else "(none)")
 
 
-def PIPE_PATHS(root: Path) -> dict[str, str]:  # noqa: N802 - the substitutions of master.cf
+def pipe_paths(root: Path) -> dict[str, str]:
+    """What master.cf's pipe service runs, and as whom, in the test."""
     return {
         "user=pbmserv": f"user={PIPE_USER}",
         "/srv/pbmserv/venv": str(root / "venv"),
@@ -218,10 +219,11 @@ def test_relay_to_serve_and_replies_out_through_postfix(public_dir: Path, tmp_pa
         transport = recipe("transport.serve", **{"[127.0.0.1]:2525": f"[127.0.0.1]:{serve_port}"})
         postfix = Postfix(public_dir, transport + relay_sink_transport(sink_port)).start()
         config = settings_file(tmp_path / "pbmserv.toml", tmp_path, postfix.port, serve_port)
-        serve = subprocess.Popen(
-            [BIN / "pbmserv", "--config", str(config), "serve"], env=environment(PBMSERV_POLL_SECONDS="0.2"),
-            stdout=open(tmp_path / "serve.log", "wb"), stderr=subprocess.STDOUT, start_new_session=True,
-        )
+        with open(tmp_path / "serve.log", "wb") as log:
+            serve = subprocess.Popen(
+                [BIN / "pbmserv", "--config", str(config), "serve"], env=environment(PBMSERV_POLL_SECONDS="0.2"),
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
         try:
             wait_for(lambda: can_connect(serve_port), "pbmserv serve")
             with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
