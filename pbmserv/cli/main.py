@@ -16,6 +16,7 @@ EX_DATAERR = 65  # sysexits: the mail is refused for good; the MTA bounces it
 EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
 
 @click.group()
+@click.version_option(package_name="pbmserv")
 @config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
 @click.pass_context

@@ -34,6 +34,16 @@ def unknown_user(userid: str, hint: str = "") -> ServiceError:
     )
 
 
+def disabled_account(account: records.Account, server_address: str) -> ServiceError:
+    """The refusal of every command of an account the operator has disabled
+    (checked after its password, so that only its owner learns why)."""
+    reason = f": {account.disabled_reason.rstrip('.')}." if account.disabled_reason else "."
+    return ServiceError(
+        f"The account '{account.userid}' has been disabled by the operator of this server{reason}",
+        f"write to postmaster@{server_address.rpartition('@')[2]}, who runs this server, to have it enabled again",
+    )
+
+
 # built once: these run for every move
 _USER = select(User).where(User.userid == bindparam("userid"))
 _USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
@@ -112,10 +122,11 @@ class Context:
         return user
 
     def authenticate(self, userid: str, password: str) -> records.Account:
-        """The account, if `password` is theirs; otherwise a ServiceError that
-        does not say which of the two was wrong beyond what is public. A
-        password this process has not checked before is checked within the
-        limits on guessing (`service.guesses`)."""
+        """The account, if `password` is theirs and it is not disabled;
+        otherwise a ServiceError that does not say which of the two was
+        wrong beyond what is public. A password this process has not
+        checked before is checked within the limits on guessing
+        (`service.guesses`)."""
         account = records.find_account(self.connection, userid.lower())
         if account is None:
             raise unknown_user(userid)
@@ -132,6 +143,8 @@ class Context:
                 f"The password for '{account.userid}' is wrong.",
                 "passwords are case-sensitive; 'change password userid old new' sets a new one",
             )
+        if account.disabled_at is not None:
+            raise disabled_account(account, self.settings.address)
         return account
 
     def user(self, account: records.Account) -> User:

@@ -41,6 +41,9 @@ class User(Base):
     userid: Mapped[str] = mapped_column(String(20), unique=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: when the operator disabled the account (`pbmserv-admin users disable`); None: it may send commands
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    disabled_reason: Mapped[str] = mapped_column(Text, default="", server_default="")
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )

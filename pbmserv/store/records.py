@@ -76,6 +76,8 @@ class Account:
     id: int
     userid: str
     password_hash: str
+    disabled_at: datetime | None
+    disabled_reason: str
 
 
 #: the board columns a command may change (`save_board` writes them all)
@@ -107,7 +109,9 @@ _QUEUED = Prepared(
 )
 _UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
 _CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
-_ACCOUNT = Prepared(select(USERS.c.id, USERS.c.userid, USERS.c.password_hash).where(USERS.c.userid == bindparam("userid")))
+_ACCOUNT = Prepared(
+    select(*(USERS.c[f.name] for f in fields(Account))).where(USERS.c.userid == bindparam("userid"))
+)
 
 
 # -- boards ----------------------------------------------------------------------
