@@ -229,6 +229,10 @@ def test_a_disabled_account_is_refused_by_mail_and_its_board_goes_on(secret_boar
     [(_, wrong)] = send(secret_board, "bob@example.org", "toy move 101 bob notmine a3")
     assert "The password for 'bob' is wrong." in body(wrong), "only the password's owner learns of the reason"
     assert "Toy Board 101" in str(send(secret_board, "carol@example.org", "toy show 101")[0][1]["Subject"])
+    [(_, challenge)] = send(secret_board, "alice@example.org", "toy challenge alice bob")
+    assert "The account 'bob' has been disabled by the operator of this server; a challenge may not name it." in (
+        " ".join(body(challenge).split())
+    ), "nor may anybody start a board that its player could only forfeit"
 
     assert admin(env, "users", "enable", "bob") == "user bob: enabled\n"
     assert "user bob: not changed: it is not disabled" in refused(env, "users", "enable", "bob")

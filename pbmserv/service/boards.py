@@ -131,6 +131,12 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     if len(set(players)) != len(players):
         raise ServiceError("A challenge must name different players.", usage, game=game.name)
     users = [ctx.known_user(userid, "every player must have signed up before a challenge names them") for userid in players]
+    for user in users:
+        if user.disabled_at is not None:
+            raise ServiceError(
+                f"The account '{user.userid}' has been disabled by the operator of this server; a challenge may not name it.",
+                usage, game=game.name,
+            )
     policies.check_challenge(ctx, game, users)
     _count_challenge(ctx, game, players)
     options = {name: value for name, value in command.options}
