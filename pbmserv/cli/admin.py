@@ -9,27 +9,31 @@ from typing import Any
 import click
 from sqlalchemy import func, select
 
-from pbmserv.cli import config_option, settings_or_exit
+from pbmserv.cli import Tool, config_option
+from pbmserv.config import load_settings
 from pbmserv.runtime import Runtime
 from pbmserv.service.boards import replay
 from pbmserv.service.views import board_mail
 from pbmserv.store import records
+from pbmserv.store.database import require_current_schema
 from pbmserv.store.models import Board, InboundMail, OutboxMail, User
 from pbmserv.store.records import BoardRecord
 
 
-@click.group()
+@click.group(cls=Tool)
 @config_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, as_json: bool) -> None:
     """Look after a pbmserv server."""
-    settings = settings_or_exit(config_path, "pbmserv-admin")
-    ctx.obj = {"settings": settings, "json": as_json}
+    ctx.obj = {"settings": load_settings(config_path), "json": as_json}
 
 
 def _runtime(ctx: click.Context) -> Runtime:
-    return Runtime(ctx.obj["settings"])
+    settings = ctx.obj["settings"]
+    if ctx.command is not upgrade:  # only `db upgrade` may make a database; the others need one, and current
+        require_current_schema(settings.database_url, settings.database_busy_seconds)
+    return Runtime(settings)
 
 
 def _emit(ctx: click.Context, rows: list[dict[str, Any]], columns: list[str]) -> None:
