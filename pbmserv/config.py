@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -106,44 +111,143 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
 
+#: PBMSERV_* environment variables that are not settings: the config file's
+#: name, and the test suite's own (PBMSERV_TEST_*, PBMSERV_REQUIRE_*,
+#: PBMSERV_REGENERATE); any other is refused as a mistyped setting
+NOT_SETTINGS = ("PBMSERV_CONFIG", "PBMSERV_REGENERATE")
+NOT_SETTINGS_PREFIXES = ("PBMSERV_TEST_", "PBMSERV_REQUIRE_")
+
 
 class ConfigError(ValueError):
     pass
 
 
+class TryAgainLater(Exception):
+    """Something pbmserv needs is not to be had now, such as the port to
+    listen on: the same command may work later."""
+
+
 def load_settings(path: str | Path | None = None, environ: dict[str, str] | None = None) -> Settings:
-    """Settings from `path` (or $PBMSERV_CONFIG) and the environment."""
+    """Settings from `path` (or $PBMSERV_CONFIG) and the environment. A
+    setting, section or PBMSERV_* variable that pbmserv does not know, or a
+    value it cannot use, is a ConfigError that names it."""
     environ = dict(os.environ if environ is None else environ)
     path = path or environ.get("PBMSERV_CONFIG")
-    values: dict[str, Any] = {}
+    #: each setting's value, and where it was set (for the error that names it)
+    values: dict[str, tuple[Any, str]] = {}
     if path:
         try:
             with open(path, "rb") as handle:
                 document = tomllib.load(handle)
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise ConfigError(f"cannot read config file {path}: {error}") from error
-        for name, (section, key, _) in _SOURCES.items():
-            if key in document.get(section, {}):
-                values[name] = document[section][key]
-    for name, (_, _, variable) in _SOURCES.items():
-        if variable in environ:
-            values[name] = environ[variable]
-    settings = replace(Settings(), **{k: _coerce(k, v) for k, v in values.items()})
-    if settings.mail_backend not in MAIL_BACKENDS:
-        raise ConfigError(f"mail backend must be one of {', '.join(MAIL_BACKENDS)}")
+        values.update(_from_file(document, f"config file {path}"))
+    values.update(_from_environment(environ))
+    settings = replace(Settings(), **{name: value for name, (value, _) in values.items()})
+    _check(settings, {name: where for name, (_, where) in values.items()})
     return settings
 
 
-def _coerce(name: str, value: Any) -> Any:
-    kind = {f.name: f.type for f in fields(Settings)}[name]
+def _from_file(document: dict[str, Any], path: str) -> dict[str, tuple[Any, str]]:
+    names = {(section, key): name for name, (section, key, _) in _SOURCES.items()}
+    sections = sorted({section for section, _ in names})
+    values = {}
+    for section, table in document.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: unknown setting {section} outside any section{_did_you_mean(section, names)}")
+        if section not in sections:
+            close = difflib.get_close_matches(section, sections, n=1)
+            hint = f"did you mean [{close[0]}]?" if close else f"the sections are {', '.join(f'[{s}]' for s in sections)}"
+            raise ConfigError(f"{path}: unknown section [{section}] ({hint})")
+        for key, value in table.items():
+            if (section, key) not in names:
+                raise ConfigError(f"{path}: unknown setting [{section}] {key}{_did_you_mean(key, names, section)}")
+            where = f"{path}: [{section}] {key}"
+            values[names[section, key]] = (_typed(names[section, key], value, where), where)
+    return values
+
+
+def _did_you_mean(key: str, names: dict[tuple[str, str], str], section: str | None = None) -> str:
+    """A hint at the setting meant: a close key in the same section, else the closest key in any."""
+    in_section = difflib.get_close_matches(key, [k for s, k in names if s == section], n=1)
+    if in_section:
+        return f" (did you mean {in_section[0]}?)"
+    anywhere = difflib.get_close_matches(key, [k for _, k in names], n=1)
+    return next((f" (did you mean [{s}] {k}?)" for s, k in names if [k] == anywhere), "")
+
+
+def _from_environment(environ: dict[str, str]) -> dict[str, tuple[Any, str]]:
+    names = {variable: name for name, (_, _, variable) in _SOURCES.items()}
+    values = {}
+    for variable in sorted(environ):
+        if variable in names:
+            values[names[variable]] = (_parsed(names[variable], environ[variable], variable), variable)
+        elif variable.startswith("PBMSERV_") and variable not in NOT_SETTINGS and not variable.startswith(NOT_SETTINGS_PREFIXES):
+            close = difflib.get_close_matches(variable, list(names), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise ConfigError(f"unknown environment variable {variable}: not a pbmserv setting ({hint}see config.example.toml)")
+    return values
+
+
+def _kind(name: str) -> str:
+    return {f.name: f.type for f in fields(Settings)}[name]  # type: ignore[misc]
+
+
+def _parsed(name: str, text: str, variable: str) -> Any:
+    """A setting's value from the text of an environment variable (lists comma-separated)."""
+    kind = _kind(name)
     try:
         if kind == "int":
-            return int(value)
+            return int(text)
         if kind == "float":
-            return float(value)
-        if kind.startswith("tuple"):
-            items = value.split(",") if isinstance(value, str) else value
-            return tuple(str(item).strip() for item in items if str(item).strip())
-        return str(value)
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"setting {name}: {error}") from error
+            return _typed(name, float(text), variable)
+    except ValueError:
+        return _typed(name, text, variable)  # refused, in the same words as in the file
+    if kind.startswith("tuple"):
+        return tuple(item.strip() for item in text.split(",") if item.strip())
+    return text
+
+
+def _typed(name: str, value: Any, where: str) -> Any:
+    """A TOML value, which must already have the setting's type (a number is not quoted)."""
+    kind = _kind(name)
+    if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if kind.startswith("tuple") and isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value if item.strip())
+    if kind == "str" and isinstance(value, str):
+        return value
+    wanted = {"int": "a whole number", "float": "a number", "str": "a string"}.get(kind, 'a list of strings, like ["a", "b"]')
+    raise ConfigError(f"{where} must be {wanted}, not {value!r}")
+
+
+def _check(settings: Settings, where: dict[str, str]) -> None:
+    """Refuse values that every command would trip over later."""
+
+    def named(name: str) -> str:
+        section, key, variable = _SOURCES[name]
+        return where.get(name, f"[{section}] {key} (or {variable})")
+
+    if settings.mail_backend not in MAIL_BACKENDS:
+        raise ConfigError(f"{named('mail_backend')} must be one of {', '.join(MAIL_BACKENDS)}, not {settings.mail_backend!r}")
+    if settings.mail_backend == "smtp" and not settings.relay:
+        raise ConfigError(f"the smtp mail backend sends through a relay: set {named('relay')} to its host:port, e.g. 127.0.0.1:25")
+    if settings.relay and not _is_host_port(settings.relay, need_host=True):
+        raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
+    if not _is_host_port(settings.listen, need_host=False):
+        raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
+    try:
+        backend = make_url(settings.database_url).get_backend_name()
+    except ArgumentError:
+        raise ConfigError(
+            f"{named('database_url')} is not a database URL: use sqlite:///path/to/file.db or postgresql://user@host/dbname"
+        ) from None
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(f"{named('database_url')} names a {backend} database: pbmserv runs on sqlite or postgresql")
+
+
+def _is_host_port(value: str, need_host: bool) -> bool:
+    host, colon, port = value.rpartition(":")
+    return bool(colon) and (bool(host) or not need_host) and port.isdigit() and int(port) <= 65535

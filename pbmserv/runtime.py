@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 
-from pbmserv.config import Settings
+from pbmserv.config import ConfigError, Settings
 from pbmserv.mail.backends import Backend, make_backend
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.delivery import Delivery
 from pbmserv.service.processor import Clock, Processor, utc_now
-from pbmserv.store.database import make_engine, session_factory, upgrade
+from pbmserv.store.database import make_engine, session_factory, sqlite_file, upgrade
 from pbmserv.store.spool import Spool, spool_file
 
 
@@ -28,7 +27,10 @@ class Runtime:
         self.engine: Engine = make_engine(self.settings.database_url, self.settings.database_busy_seconds)
         self.sessions: sessionmaker = session_factory(self.engine)
         if self.catalog is None:
-            self.catalog = Catalog.installed(self.settings.extra_games)
+            try:
+                self.catalog = Catalog.installed(self.settings.extra_games)
+            except (ImportError, AttributeError) as error:
+                raise ConfigError(f"[games] extra (PBMSERV_EXTRA_GAMES): cannot load a game: {error}") from error
         if self.backend is None:
             self.backend = make_backend(self.settings)
         self.spool = spool_of(self.settings)
@@ -40,7 +42,7 @@ class Runtime:
         )
 
     def upgrade_schema(self) -> None:
-        upgrade(self.settings.database_url)
+        upgrade(self.settings.database_url, self.settings.database_busy_seconds)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -50,7 +52,5 @@ class Runtime:
 
 def spool_of(settings: Settings) -> Spool | None:
     """The arrival spool beside a SQLite database file (`<file>-spool`); None on PostgreSQL."""
-    url = make_url(settings.database_url)
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
-        return None
-    return Spool(spool_file(url.database), settings.database_busy_seconds)
+    path = sqlite_file(settings.database_url)
+    return None if path is None else Spool(spool_file(str(path)), settings.database_busy_seconds)

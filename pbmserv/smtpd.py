@@ -4,6 +4,7 @@ before it answers 250. Everything slow (database, argon2) runs in threads."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import multiprocessing
 import os
@@ -19,7 +20,7 @@ from typing import Any, Protocol, cast
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy import exc
 
-from pbmserv.config import Settings
+from pbmserv.config import ConfigError, Settings, TryAgainLater
 from pbmserv.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -450,19 +451,30 @@ def _child_process(
 
 
 async def start_listener(runtime: Runtime, wake: EventLike, host: str, port: int) -> asyncio.Server:
-    """The SMTP server on (host, port); port 0 picks a free port."""
+    """The SMTP server on (host, port); port 0 picks a free port. An address
+    in use is worth trying again (an earlier server may be stopping); one
+    that cannot be had on this machine is a setting to change."""
     settings = runtime.settings
     handler = IntakeHandler(runtime, wake)
     limits = SessionLimits(settings.max_sessions, settings.max_sessions_per_client)
-    return await asyncio.get_running_loop().create_server(
-        lambda: LimitedSMTP(
-            handler, limits, settings.session_seconds, hostname=settings.hostname,
-            data_size_limit=settings.max_message_bytes, timeout=settings.command_seconds,
-        ),
-        host,
-        port,
-        backlog=LISTEN_BACKLOG,
-    )
+    try:
+        return await asyncio.get_running_loop().create_server(
+            lambda: LimitedSMTP(
+                handler, limits, settings.session_seconds, hostname=settings.hostname,
+                data_size_limit=settings.max_message_bytes, timeout=settings.command_seconds,
+            ),
+            host,
+            port,
+            backlog=LISTEN_BACKLOG,
+        )
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise TryAgainLater(
+                f"cannot listen on {host}:{port}: the address is in use (by another pbmserv serve?); "
+                "stop that, or set [smtp] listen or PBMSERV_LISTEN to another port"
+            ) from error
+        reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror  # gaierror's are < 0
+        raise ConfigError(f"cannot listen on {host}:{port} ([smtp] listen or PBMSERV_LISTEN): {reason}") from error
 
 
 async def _give_up_stuck_mail(runtime: Runtime, worker: multiprocessing.process.BaseProcess, progress: Progress) -> None:
@@ -510,14 +522,17 @@ async def serve(runtime: Runtime) -> None:
         process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
         return process
 
-    children = {role: start(role) for role in (Worker, Deliverer)}
+    # listening first: a server that cannot listen starts nothing, and exits
     server = await start_listener(runtime, wake, host or "127.0.0.1", int(port))
-    log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
+    children: dict[type[Worker], multiprocessing.process.BaseProcess] = {}
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     try:
+        for role in (Worker, Deliverer):
+            children[role] = start(role)
+        log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
         while not stopping.is_set():
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)

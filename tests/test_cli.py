@@ -26,6 +26,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
         "PBMSERV_DATABASE_URL": f"sqlite:///{tmp_path / 'pbmserv.db'}",
         "PBMSERV_MAIL_BACKEND": "maildir",
         "PBMSERV_MAILDIR": str(tmp_path / "mail" / "outbox"),
+        "PBMSERV_KEY_FILE": str(tmp_path / "pbmserv.key"),  # required with PostgreSQL, which tests may set
         "PBMSERV_EXTRA_GAMES": "tests.toygame:Toy",
         "PBMSERV_PASSWORD_TIME_COST": "1",
         "PBMSERV_PASSWORD_MEMORY_KIB": "1024",

@@ -1,35 +1,109 @@
-"""The command line tools; what both of them share."""
+"""The command line tools; what both of them share, above all how they fail.
+
+A mistake an operator can put right (a setting, a database that is not
+there or does not answer, a port in use) ends a command with one line on
+stderr that says what is wrong and how to fix it, and a sysexits code;
+only a bug shows a traceback. `Tool` does this for every command."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 import click
+from sqlalchemy.exc import InterfaceError, OperationalError
 
-from pbmserv.config import ConfigError, Settings, load_settings
+from pbmserv.config import ConfigError, TryAgainLater
 from pbmserv.service.processor import Processor
+from pbmserv.store.key import key_path
 
-EX_CONFIG = 78  # sysexits: configuration error
+# sysexits codes
+EX_DATAERR = 65  # the mail is refused for good; the MTA bounces it
+EX_IOERR = 74  # a file could not be read or written
+EX_TEMPFAIL = 75  # try again later; an MTA keeps the mail and does
+EX_CONFIG = 78  # a setting is wrong
 
 config_option = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="TOML settings file (or $PBMSERV_CONFIG)."
 )
 
 
-def key_or_exit(processor: Processor, program: str) -> None:
+class Tool(click.Group):
+    """A command line tool whose commands fail clearly (see `failing_clearly`).
+    `mail_taking` names its commands that take a mail from an MTA: whatever
+    keeps them from storing it exits 75, so that the MTA keeps the mail and
+    tries again, where most MTAs would bounce it on any other code."""
+
+    def __init__(self, *args: Any, mail_taking: tuple[str, ...] = (), **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.mail_taking = mail_taking
+
+    def invoke(self, ctx: click.Context) -> Any:
+        command = ctx.protected_args[0] if ctx.protected_args else None
+        with failing_clearly(ctx.info_name or "pbmserv", taking_mail=command in self.mail_taking):
+            return super().invoke(ctx)
+
+
+@contextmanager
+def failing_clearly(program: str, *, taking_mail: bool = False) -> Iterator[None]:
+    """Turn the errors an operator can put right into one line and an exit
+    code; with `taking_mail`, every error, as the mail was not stored."""
+    try:
+        yield
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except Exception as error:
+        problem, code = _diagnosis(error)
+        if taking_mail:
+            if code is None:
+                logging.getLogger("pbmserv").exception("the mail was not stored")
+            _stop(program, f"the mail was not stored, try again later: {problem}", EX_TEMPFAIL)
+        if code is None:
+            raise
+        _stop(program, problem, code)
+
+
+def _diagnosis(error: Exception) -> tuple[str, int | None]:
+    """What went wrong in one line, and the exit code; None for a bug."""
+    if isinstance(error, ConfigError):
+        return str(error), EX_CONFIG
+    if isinstance(error, TryAgainLater):
+        return str(error), EX_TEMPFAIL
+    if isinstance(error, (OperationalError, InterfaceError, sqlite3.OperationalError)):
+        # the driver's words only: SQLAlchemy's own text adds the statement and its parameters
+        reason = error.orig if isinstance(error, (OperationalError, InterfaceError)) else error
+        return (
+            f"cannot use the database: {_one_line(reason)} "
+            "(is it up? is [database] url or PBMSERV_DATABASE_URL right?)"
+        ), EX_TEMPFAIL
+    if isinstance(error, OSError):
+        where = f": {error.filename}" if error.filename else ""
+        return f"{_one_line(error.strerror or error)}{where}", EX_IOERR
+    return f"{type(error).__name__}: {_one_line(error)}", None
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _stop(program: str, problem: str, code: int) -> NoReturn:
+    click.echo(f"{program}: {problem}", err=True)
+    sys.exit(code)
+
+
+def check_key(processor: Processor) -> None:
     """Read (or make) the server's key now, so that a server that cannot
-    have one says so at once, not at its first mail; exit 78 if it cannot."""
+    have one says so at once, not at its first mail."""
     try:
         processor.key
-    except (ConfigError, OSError) as error:
-        click.echo(f"{program}: no server key: {error}", err=True)
-        sys.exit(EX_CONFIG)
-
-
-def settings_or_exit(config_path: str | None, program: str) -> Settings:
-    """The settings, or a one-line error and exit 78 if they cannot be read."""
-    try:
-        return load_settings(config_path)
     except ConfigError as error:
-        click.echo(f"{program}: {error}", err=True)
-        sys.exit(EX_CONFIG)
+        raise ConfigError(f"no server key: {error}") from error
+    except OSError as error:
+        raise ConfigError(
+            f"no server key: cannot read or make {key_path(processor.settings)}: {error.strerror} "
+            "(set [database] key_file or PBMSERV_KEY_FILE)"
+        ) from error

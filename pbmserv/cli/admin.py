@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy import Connection, func, select
 
-from pbmserv.cli import config_option, settings_or_exit
+from pbmserv.cli import Tool, config_option
+from pbmserv.config import load_settings
 from pbmserv.gamekit import Game
 from pbmserv.runtime import Runtime
 from pbmserv.service import operator
@@ -21,14 +22,14 @@ from pbmserv.service.boards import replay
 from pbmserv.service.context import as_utc
 from pbmserv.service.views import board_mail, names_and
 from pbmserv.store import records
-from pbmserv.store.database import reading
+from pbmserv.store.database import reading, require_current_schema
 from pbmserv.store.models import Board, InboundMail, OutboxMail, User
 from pbmserv.store.records import BOARDS, BoardRecord
 
 T = TypeVar("T")
 
 
-@click.group()
+@click.group(cls=Tool)
 @click.version_option(package_name="pbmserv")
 @config_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables (also after a subcommand).")
@@ -37,12 +38,14 @@ def cli(ctx: click.Context, config_path: str | None, as_json: bool) -> None:
     """Look after a pbmserv server: its database, accounts, boards and mail.
 
     Times are printed in ISO 8601 with their offset from UTC."""
-    settings = settings_or_exit(config_path, "pbmserv-admin")
-    ctx.obj = {"settings": settings, "json": as_json}
+    ctx.obj = {"settings": load_settings(config_path), "json": as_json}
 
 
 def _runtime(ctx: click.Context) -> Runtime:
-    return Runtime(ctx.obj["settings"])
+    settings = ctx.obj["settings"]
+    if ctx.command is not upgrade:  # only `db upgrade` may make a database; the others need one, and current
+        require_current_schema(settings.database_url, settings.database_busy_seconds)
+    return Runtime(settings)
 
 
 def _json_requested(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -7,15 +7,13 @@ import sys
 from typing import NoReturn
 
 import click
-from sqlalchemy.exc import SQLAlchemyError
 
-from pbmserv.cli import config_option, key_or_exit, settings_or_exit
+from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
+from pbmserv.config import load_settings
 from pbmserv.runtime import Runtime
 
-EX_DATAERR = 65  # sysexits: the mail is refused for good; the MTA bounces it
-EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
 
-@click.group()
+@click.group(cls=Tool, mail_taking=("receive",))
 @click.version_option(package_name="pbmserv")
 @config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
@@ -25,7 +23,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not verbose:  # aiosmtpd logs every SMTP line at INFO
         logging.getLogger("mail.log").setLevel(logging.WARNING)
-    ctx.obj = settings_or_exit(config_path, "pbmserv")
+    ctx.obj = load_settings(config_path)
 
 
 @cli.command()
@@ -35,7 +33,8 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     """Take one mail on standard input: store it, process it, deliver the replies.
 
     Exits 65 (refused: the MTA bounces it) for a mail that SMTP intake would
-    refuse with a 5xx, 75 (try again later) if the mail could not be stored."""
+    refuse with a 5xx, 75 (try again later) for anything else that kept the
+    mail from being stored, a setting included (see `Tool`)."""
     from pbmserv.smtpd import UNSTORABLE_ERRORS, content_problem, path_problem
 
     raw = sys.stdin.buffer.read(settings.max_message_bytes + 1)
@@ -44,23 +43,21 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     problem = (path_problem(sender) if sender is not None else None) or content_problem(raw)
     if problem is not None:
         refuse(problem)
+    runtime = Runtime(settings)
     try:
-        runtime = Runtime(settings)
+        check_key(runtime.processor)  # a mail that holds passwords is stored sealed with it
         runtime.upgrade_schema()
-        _, duplicate = runtime.processor.store(raw, sender)
-    except UNSTORABLE_ERRORS as error:
-        refuse(f"it cannot be stored as it is ({type(error).__name__})")
-    except (SQLAlchemyError, OSError) as error:
-        click.echo(f"pbmserv: cannot store the mail, try again later: {error}", err=True)
-        sys.exit(EX_TEMPFAIL)
-    key_or_exit(runtime.processor, "pbmserv")
-    if duplicate:
-        logging.getLogger("pbmserv").info("duplicate mail ignored")
-    try:  # the mail is safe now: whatever happens here, the next run takes it up again
-        runtime.processor.process_pending()
-        runtime.delivery.deliver_due()
-    except Exception:
-        logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next run goes on")
+        try:
+            _, duplicate = runtime.processor.store(raw, sender)
+        except UNSTORABLE_ERRORS as error:
+            refuse(f"it cannot be stored as it is ({type(error).__name__})")
+        if duplicate:
+            logging.getLogger("pbmserv").info("duplicate mail ignored")
+        try:  # the mail is safe now: whatever happens here, the next run takes it up again
+            runtime.processor.process_pending()
+            runtime.delivery.deliver_due()
+        except Exception:
+            logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next run goes on")
     finally:
         runtime.close()
 
@@ -75,8 +72,8 @@ def refuse(problem: str) -> NoReturn:
 def process(settings) -> None:  # type: ignore[no-untyped-def]
     """Process every pending inbound mail."""
     runtime = Runtime(settings)
+    check_key(runtime.processor)
     runtime.upgrade_schema()
-    key_or_exit(runtime.processor, "pbmserv")
     click.echo(f"processed {runtime.processor.process_pending()} mail(s)")
 
 
@@ -107,10 +104,12 @@ def serve(settings) -> None:  # type: ignore[no-untyped-def]
     from pbmserv.smtpd import serve as serve_forever
 
     runtime = Runtime(settings)
-    runtime.upgrade_schema()
-    key_or_exit(runtime.processor, "pbmserv")
-    asyncio.run(serve_forever(runtime))
-    runtime.close()
+    try:
+        check_key(runtime.processor)
+        runtime.upgrade_schema()
+        asyncio.run(serve_forever(runtime))
+    finally:
+        runtime.close()
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
 import time
@@ -13,12 +14,17 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
 
+from pbmserv.config import ConfigError
 from pbmserv.store.prepared import run_sql
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -34,6 +40,11 @@ def normalise_url(url: str) -> str:
 def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
     url = normalise_url(url)
     if make_url(url).get_backend_name() == "sqlite":
+        path = sqlite_file(url)
+        if path is not None and not path.parent.is_dir():  # SQLite would say only "unable to open database file"
+            raise ConfigError(
+                f"no directory {path.parent} for the SQLite database {path}: make it, or set PBMSERV_DATABASE_URL or --config"
+            )
         engine = create_engine(
             url, connect_args={"timeout": busy_seconds, "factory": WriterLockedConnection},
         )
@@ -272,13 +283,100 @@ def session_factory(engine: Engine) -> sessionmaker:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def alembic_config(url: str) -> Config:
+def alembic_config(url: str, busy_seconds: float = 10.0) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
+    config.attributes["busy_seconds"] = busy_seconds  # for env.py's engine
     return config
 
 
-def upgrade(url: str) -> None:
-    """Bring the database at `url` to the newest schema."""
-    command.upgrade(alembic_config(url), "head")
+def upgrade(url: str, busy_seconds: float = 10.0) -> None:
+    """Bring the database at `url` to the newest schema, making it if there
+    is none. `receive` upgrades for each mail: a database that is current
+    costs a read of its revision, and Alembic's log lines (two even when it
+    has nothing to do) are kept for -v; one line says when the schema
+    changed."""
+    current, head = _revisions(url, busy_seconds)
+    if current == head:
+        return
+    _known_revision(url, current)
+    with _alembic_quiet():
+        command.upgrade(alembic_config(url, busy_seconds), "head")
+    log.info("database schema upgraded from %s to %s", current or "nothing", head)
+
+
+def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
+    """Raise a ConfigError unless `url` holds a pbmserv database at the
+    newest schema, making nothing: not the SQLite file, nor the files that
+    its connections keep beside it."""
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        raise ConfigError(_no_database(url))
+    current, head = _revisions(url, busy_seconds)
+    if current is None:
+        raise ConfigError(_no_database(url))
+    _known_revision(url, current)
+    if current != head:
+        raise ConfigError(
+            f"the database at {_shown(url)} has an older schema ({current}, this pbmserv needs {head}): "
+            "run `pbmserv-admin db upgrade`"
+        )
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The absolute path of a SQLite database's file; None for PostgreSQL or a database in memory."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database).resolve()
+
+
+def _revisions(url: str, busy_seconds: float) -> tuple[str | None, str | None]:
+    """The schema revision of the database (None: no pbmserv schema), and the newest one."""
+    engine = make_engine(url, busy_seconds)
+    try:
+        with reading(engine) as connection, _alembic_quiet():
+            current = MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+    return current, _scripts().get_current_head()
+
+
+@contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """Alembic's INFO lines (what it assumes of the database, each
+    migration) only where the program logs at DEBUG (-v)."""
+    alembic_log = logging.getLogger("alembic")
+    level = alembic_log.level
+    if not alembic_log.isEnabledFor(logging.DEBUG):
+        alembic_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        alembic_log.setLevel(level)
+
+
+def _known_revision(url: str, current: str | None) -> None:
+    if current is not None and current not in {script.revision for script in _scripts().walk_revisions()}:
+        raise ConfigError(
+            f"the database at {_shown(url)} has schema {current}, which this pbmserv does not know: "
+            "a newer pbmserv made it; run that one"
+        )
+
+
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory(str(MIGRATIONS))
+
+
+def _no_database(url: str) -> str:
+    return (
+        f"no pbmserv database at {_shown(url)} (set PBMSERV_DATABASE_URL or --config; "
+        "`pbmserv-admin db upgrade` makes one)"
+    )
+
+
+def _shown(url: str) -> str:
+    """The database's file, or its URL without the password."""
+    path = sqlite_file(url)
+    return str(path) if path is not None else make_url(url).render_as_string(hide_password=True)

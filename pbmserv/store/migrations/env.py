@@ -22,7 +22,7 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     connectable = config.attributes.get("connection")
     if connectable is None:
-        engine = make_engine(config.get_main_option("sqlalchemy.url"))
+        engine = make_engine(config.get_main_option("sqlalchemy.url"), config.attributes["busy_seconds"])
         with engine.connect() as connection:
             _run(connection)
         engine.dispose()
