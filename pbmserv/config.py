@@ -65,6 +65,8 @@ class Settings:
     vacation_days: int = 30
     #: seconds between two passes of reminders and forfeits in `serve`
     timer_seconds: float = 3600.0
+    # [log] "text", or "json": one JSON object a line
+    log_format: str = "text"
 
 
 #: TOML section and key for each setting, and the environment variable that overrides it
@@ -102,6 +104,7 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "forfeittime": ("games", "forfeittime", "PBMSERV_FORFEITTIME"),
     "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
+    "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
 }
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")

@@ -9,7 +9,8 @@ from typing import NoReturn
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from pbmserv.cli import config_option, key_or_exit, settings_or_exit
+from pbmserv import logs
+from pbmserv.cli import EX_CONFIG, config_option, key_or_exit, settings_or_exit
 from pbmserv.runtime import Runtime
 
 EX_DATAERR = 65  # sysexits: the mail is refused for good; the MTA bounces it
@@ -18,13 +19,19 @@ EX_TEMPFAIL = 75  # sysexits: the MTA keeps the mail and tries again later
 @click.group()
 @config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
+@click.option(
+    "--log-format", type=click.Choice(logs.FORMATS), default=None,
+    help="text, or json: one JSON object a line (or [log] format, $PBMSERV_LOG_FORMAT).",
+)
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
+def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: str | None) -> None:
     """pbmserv: a play-by-email board game server."""
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if not verbose:  # aiosmtpd logs every SMTP line at INFO
-        logging.getLogger("mail.log").setLevel(logging.WARNING)
     ctx.obj = settings_or_exit(config_path, "pbmserv")
+    log_format = log_format or ctx.obj.log_format
+    if log_format not in logs.FORMATS:
+        click.echo(f"pbmserv: the log format must be one of {', '.join(logs.FORMATS)}, not {log_format!r}", err=True)
+        sys.exit(EX_CONFIG)
+    logs.configure(logs.LogSetup(log_format, verbose))
 
 
 @cli.command()
@@ -46,15 +53,13 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     try:
         runtime = Runtime(settings)
         runtime.upgrade_schema()
-        _, duplicate = runtime.processor.store(raw, sender)
+        runtime.processor.store(raw, sender)  # logs a duplicate
     except UNSTORABLE_ERRORS as error:
         refuse(f"it cannot be stored as it is ({type(error).__name__})")
     except (SQLAlchemyError, OSError) as error:
         click.echo(f"pbmserv: cannot store the mail, try again later: {error}", err=True)
         sys.exit(EX_TEMPFAIL)
     key_or_exit(runtime.processor, "pbmserv")
-    if duplicate:
-        logging.getLogger("pbmserv").info("duplicate mail ignored")
     try:  # the mail is safe now: whatever happens here, the next run takes it up again
         runtime.processor.process_pending()
         runtime.delivery.deliver_due()
