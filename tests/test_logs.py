@@ -5,6 +5,7 @@ never a password. Real `pbmserv` processes, real relays on loopback."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 from datetime import datetime
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+from pbmserv.runtime import Runtime
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
 from tests.serve_helpers import ServeProcess, child_pids, count, wait_until
@@ -116,6 +118,21 @@ def test_a_dropped_a_duplicate_and_an_unreadable_mail_say_so(database_url: str, 
     line = processing_line(result.stderr)
     unreadable = r"-: failed \(unreadable: it has more than 100 MIME parts\)"
     assert re.search(rf" WARNING .*: inbound 3 from mallory@example\.net: {unreadable} in \d+ ms$", line), line
+
+
+def test_a_mail_given_up_unprocessed_is_logged_failed_with_why(runtime: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    """`serve`'s watchdog gives up the mail its worker was stuck on, in its own process."""
+    row_id, _ = runtime.processor.store(make_mail("alice@example.org", f"toy move 101 alice {PASSWORD} b2"))
+    with runtime.sessions() as session:
+        key = session.get(InboundMail, row_id).dedup_key
+    with caplog.at_level(logging.INFO, logger="pbmserv"):
+        assert runtime.processor.give_up(key, "not processed within 300s: given up")
+    [record] = [record for record in caplog.records if record.name == "pbmserv.service.processor"]
+    assert (record.levelname, record.getMessage()) == (
+        "WARNING", f"inbound {row_id} from alice@example.org: toy move: failed (not processed within 300s: given up)",
+    )
+    assert (record.outcome, record.reason) == ("failed", "not processed within 300s: given up")  # type: ignore[attr-defined]
+    assert not hasattr(record, "ms"), "it was not processed: no time is claimed for it"
 
 
 def test_a_log_format_that_does_not_exist_is_refused(tmp_path: Path) -> None:
