@@ -749,14 +749,14 @@ def command_words(request: Request | None) -> str:
         if isinstance(line.error, EmptyCommand):
             return "-"
         return f"{line.error.game} ?" if line.error is not None and line.error.game else "?"
-    if isinstance(line.command, GameCommand):
+    if isinstance(line.command, GameCommand):  # `majorities help`, not `majorities game help`
         return f"{line.command.game} {_words(type(line.command).__name__.removeprefix('Game'))}"
     return _words(type(line.command).__name__)
 
 
 def refusal_kind(error: ParseError | ServiceError) -> str:
     """`unknown command`, `bad argument`, ... for a command that could not be read; "" for one the service refused."""
-    return _words(type(error).__name__) if isinstance(error, ParseError) and type(error) is not ParseError else ""
+    return _words(type(error).__name__) if isinstance(error, ParseError) else ""
 
 
 def _words(name: str) -> str:
