@@ -291,15 +291,17 @@ class Majorities(Game):
 
         hexagon = [_bracket_last_move(line) for line in board.grid.render(glyph)]
         lines = hexagon + [""] + self._legend(state) + [""] + self._tally_table(state)
-        if self.outcome(state) is None:
-            mover = state.seat_to_play
-            who = f"{state.players[mover]} ({GLYPHS[mover]})"
-            example = self._example_move(state)
-            if state.stones_this_turn == 1:
-                lines.append(f"{who} places one stone this turn, like {example}.")
-            else:
-                lines.append(f"{who} places two stones on empty cells, like {example}.")
         return "\n".join(lines)
+
+    def move_hint(self, state: MajoritiesState) -> str:
+        if self.outcome(state) is not None:
+            return ""
+        mover = state.seat_to_play
+        who = f"{state.players[mover]} ({GLYPHS[mover]})"
+        example = self._example_move(state)
+        if state.stones_this_turn == 1:
+            return f"{who} places one stone this turn, like {example}."
+        return f"{who} places two stones on empty cells, like {example}."
 
     def _legend(self, state: MajoritiesState) -> list[str]:
         sides = "   ".join(

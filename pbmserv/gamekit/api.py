@@ -153,6 +153,13 @@ class Game:
     def render(self, state: Any, viewer: int | None) -> str:
         raise NotImplementedError
 
+    def move_hint(self, state: Any) -> str:
+        """One line under the board telling whoever is to move how to write
+        their move ("" for none). The server shows it only while the board
+        runs: a board ended by resignation or forfeit is over though its
+        state is not."""
+        return ""
+
     def viewpoint(self, state: Any, viewer: int | None) -> int | None:
         """A viewer whose `render` is the same text as `viewer`'s: None (the
         public board) where `viewer` sees nothing that everybody else does

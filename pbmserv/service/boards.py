@@ -155,7 +155,14 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     )
     subscriptions.subscribe_followers(ctx, board)
     policies.game_started(ctx, game, users)
-    return mails_to_players(ctx, game, board, state, subject_prefix="New ")
+    return mails_to_players(ctx, game, board, state, subject_prefix="New ", commenter=_challenger(ctx, players))
+
+
+def _challenger(ctx: Context, players: list[str]) -> str:
+    """Who a challenge's comment is from: the named player whose address
+    sent it, else the sending address (a challenge needs no password)."""
+    addresses = ctx.addresses(players)
+    return next((userid for userid in players if ctx.sender in addresses.get(userid, ())), ctx.sender)
 
 
 def _count_challenge(ctx: Context, game: Game, players: list[str]) -> None:
@@ -258,7 +265,7 @@ def _dropped_mail(ctx: Context, game: Game, board: BoardRecord, state: Any, queu
             f"It is your turn now; send your move with '{game.name} move {board.board} {userid} password move'.",
             hang="",
         )
-        + "\n\n" + game.render(state, queued.seat).rstrip("\n") + "\n"
+        + "\n\n" + views.position(game, board, state, queued.seat) + "\n"
     )
     return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, "board")
 
@@ -295,7 +302,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
         raise ServiceError(
             error.reason,
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
-            game=game.name, board=board.board, board_text=game.render(state, seat),
+            game=game.name, board=board.board, board_text=views.position(game, board, state, seat),
         ) from None
     records.save_board(ctx.connection, board)
     new_state, dropped = play_queued(ctx, game, board, new_state)

@@ -96,7 +96,7 @@ def _preview_move(game: Game, board: BoardRecord, state: Any, viewer: int, numbe
     except IllegalMove as error:
         raise ServiceError(
             f"Preview move {number} ('{text}', by {board.seats[mover]}) is not legal: {error.reason}",
-            usage, game=game.name, board=board.board, board_text=game.render(state, viewer),
+            usage, game=game.name, board=board.board, board_text=views.position(game, board, state, viewer),
         ) from None
 
 
@@ -114,4 +114,4 @@ def _preview_text(game: Game, board: BoardRecord, state: Any, viewer: int, comma
         f"{'; '.join(command.moves)}. Nothing is saved.",
         hang="",
     )
-    return "\n".join([views.title_line(game, board), lead, result, "", game.render(state, viewer).rstrip("\n")]) + "\n"
+    return "\n".join([views.title_line(game, board), lead, result, "", views.position(game, board, state, viewer)]) + "\n"

@@ -114,6 +114,13 @@ def whose_proposal(proposal: dict[str, Any], board: BoardRecord) -> str:
     return f"{board.seats[proposal['by']]}'s {proposal_noun(proposal)}"
 
 
+def position(game: Game, board: BoardRecord, state: Any, viewer: int | None) -> str:
+    """The board as `viewer` sees it and, while the board runs, how to move."""
+    text = game.render(state, viewer).rstrip("\n")
+    hint = game.move_hint(state) if board.result is None else ""
+    return f"{text}\n{hint}" if hint else text
+
+
 def board_mail(
     game: Game,
     board: BoardRecord,
@@ -135,7 +142,7 @@ def board_mail(
     parts.append("")
     parts.append(move_list(board, moves, viewer, None if board.result is not None else recent))
     parts.append("")
-    parts.append(game.render(state, viewer).rstrip("\n"))
+    parts.append(position(game, board, state, viewer))
     if subscribers:
         parts.append("")
         parts.append(wrap(f"Subscribers: {', '.join(subscribers)}."))
