@@ -70,6 +70,8 @@ class Settings:
     vacation_days: int = 30
     #: seconds between two passes of reminders and forfeits in `serve`
     timer_seconds: float = 3600.0
+    # [log] "text", or "json": one JSON object a line
+    log_format: str = "text"
 
 
 #: TOML section and key for each setting, and the environment variable that overrides it
@@ -107,9 +109,11 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "forfeittime": ("games", "forfeittime", "PBMSERV_FORFEITTIME"),
     "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
+    "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
 }
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
+LOG_FORMATS = ("text", "json")
 
 #: PBMSERV_* environment variables that are not settings: the config file's
 #: name, and the test suite's own (PBMSERV_TEST_*, PBMSERV_REQUIRE_*,
@@ -232,6 +236,8 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
 
     if settings.mail_backend not in MAIL_BACKENDS:
         raise ConfigError(f"{named('mail_backend')} must be one of {', '.join(MAIL_BACKENDS)}, not {settings.mail_backend!r}")
+    if settings.log_format not in LOG_FORMATS:
+        raise ConfigError(f"{named('log_format')} must be one of {', '.join(LOG_FORMATS)}, not {settings.log_format!r}")
     if settings.mail_backend == "smtp" and not settings.relay:
         raise ConfigError(f"the smtp mail backend sends through a relay: set {named('relay')} to its host:port, e.g. 127.0.0.1:25")
     if settings.relay and not _is_host_port(settings.relay, need_host=True):

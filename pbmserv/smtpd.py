@@ -19,9 +19,12 @@ from typing import Any, Protocol, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy import exc
+from sqlalchemy.engine import make_url
 
+from pbmserv import logs
 from pbmserv.config import ConfigError, Settings, TryAgainLater
 from pbmserv.runtime import Runtime
+from pbmserv.store.key import key_path
 
 log = logging.getLogger(__name__)
 
@@ -431,11 +434,9 @@ class WakePipe:
 
 def _child_process(
     role: type[Worker], settings: Settings, wake: WakePipe | Handover, deliver: Handover | None, parent_pid: int,
-    progress: Progress | None,
+    progress: Progress | None, log_setup: logs.LogSetup,
 ) -> None:
-    logging.basicConfig(
-        level=logging.INFO, format=f"%(asctime)s %(levelname)s %(name)s[{role.__name__.lower()}]: %(message)s",
-    )
+    logs.configure(log_setup, role.__name__.lower())  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     runtime = Runtime(settings)
     worker = role(runtime, wake, deliver, progress)  # type: ignore[arg-type]
@@ -515,7 +516,7 @@ async def serve(runtime: Runtime) -> None:
             target=_child_process,
             args=(
                 role, runtime.settings, wake if role is Worker else deliver, deliver if role is Worker else None,
-                os.getpid(), progress if role is Worker else None,
+                os.getpid(), progress if role is Worker else None, logs.in_force(),
             ),
             name=f"pbmserv-{role.__name__.lower()}",
         )
@@ -526,13 +527,18 @@ async def serve(runtime: Runtime) -> None:
     server = await start_listener(runtime, wake, host or "127.0.0.1", int(port))
     children: dict[type[Worker], multiprocessing.process.BaseProcess] = {}
     stopping = asyncio.Event()
+
+    def stop(signum: int) -> None:
+        log.info("pbmserv stopping on %s", signal.Signals(signum).name)
+        stopping.set()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stopping.set)
+        loop.add_signal_handler(signum, stop, signum)
     try:
         for role in (Worker, Deliverer):
             children[role] = start(role)
-        log.info("pbmserv listening on %s for %s", runtime.settings.listen, runtime.settings.address)
+        _log_start(runtime.settings, children[Worker].pid, children[Deliverer].pid)
         while not stopping.is_set():
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
@@ -540,8 +546,11 @@ async def serve(runtime: Runtime) -> None:
                 await _give_up_stuck_mail(runtime, children[Worker], progress)
                 for role, child in children.items():
                     if not child.is_alive():
-                        log.error("the %s process died (exit code %s); starting a new one", role.__name__.lower(), child.exitcode)
                         children[role] = start(role)
+                        log.error(
+                            "the %s process died (exit code %s); started a new one, pid %s",
+                            role.__name__.lower(), child.exitcode, children[role].pid,
+                        )
     finally:
         server.close()
         try:  # sessions still sending are given a moment to get their answer
@@ -556,4 +565,21 @@ async def serve(runtime: Runtime) -> None:
                 log.warning("the %s process did not stop in time; killing it", child.name)
                 child.kill()
                 await asyncio.to_thread(child.join)
-        log.info("pbmserv stopped")
+        log.info("pbmserv stopped; %s", ", ".join(
+            f"{role.__name__.lower()} pid {child.pid} exit code {child.exitcode}" for role, child in children.items()
+        ))
+
+
+def _log_start(settings: Settings, worker_pid: int | None, deliverer_pid: int | None) -> None:
+    """The settings an operator looks for first, the database password hidden."""
+    database = make_url(settings.database_url).render_as_string(hide_password=True)
+    where = {"smtp": f" to {settings.relay}", "maildir": f" {settings.maildir}"}.get(settings.mail_backend, "")
+    mail = settings.mail_backend + where
+    log.info(
+        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s",
+        settings.listen, settings.address, database, mail, key_path(settings), worker_pid, deliverer_pid,
+        extra={
+            "listen": settings.listen, "address": settings.address, "database": database, "mail": mail,
+            "key_file": str(key_path(settings)), "worker_pid": worker_pid, "deliverer_pid": deliverer_pid,
+        },
+    )

@@ -8,6 +8,7 @@ from typing import NoReturn
 
 import click
 
+from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
 from pbmserv.config import load_settings
 from pbmserv.runtime import Runtime
@@ -17,13 +18,15 @@ from pbmserv.runtime import Runtime
 @click.version_option(package_name="pbmserv")
 @config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
+@click.option(
+    "--log-format", type=click.Choice(logs.FORMATS), default=None,
+    help="text, or json: one JSON object a line (or [log] format, $PBMSERV_LOG_FORMAT).",
+)
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
+def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: str | None) -> None:
     """pbmserv: a play-by-email board game server."""
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if not verbose:  # aiosmtpd logs every SMTP line at INFO
-        logging.getLogger("mail.log").setLevel(logging.WARNING)
     ctx.obj = load_settings(config_path)
+    logs.configure(logs.LogSetup(log_format or ctx.obj.log_format, verbose))
 
 
 @cli.command()
@@ -48,11 +51,9 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
         check_key(runtime.processor)  # a mail that holds passwords is stored sealed with it
         runtime.upgrade_schema()
         try:
-            _, duplicate = runtime.processor.store(raw, sender)
+            runtime.processor.store(raw, sender)  # logs a duplicate
         except UNSTORABLE_ERRORS as error:
             refuse(f"it cannot be stored as it is ({type(error).__name__})")
-        if duplicate:
-            logging.getLogger("pbmserv").info("duplicate mail ignored")
         try:  # the mail is safe now: whatever happens here, the next run takes it up again
             runtime.processor.process_pending()
             runtime.delivery.deliver_due()

@@ -165,13 +165,20 @@ class Delivery:
         if failure is None:
             return outcome
         outcome["last_error"] = str(failure)
-        if isinstance(failure, PermanentFailure):
+        fields = {"outbox_id": row.id, "recipient": row.recipient, "attempt": attempts, "error": str(failure)}
+        if isinstance(failure, PermanentFailure) or attempts >= self.max_attempts:
             outcome["status"] = "dead"
-            log.warning("outbox %s to %s refused for good: %s", row.id, row.recipient, failure)
-        elif attempts >= self.max_attempts:
-            outcome["status"] = "dead"
-            log.warning("outbox %s to %s given up after %s attempts", row.id, row.recipient, attempts)
+            why = "refused for good" if isinstance(failure, PermanentFailure) else "no attempt left"
+            log.error(
+                "outbox %s to %s: attempt %s failed: %s; %s, it is a dead letter", row.id, row.recipient, attempts, failure,
+                why, extra={**fields, "outcome": "dead"},
+            )
         else:
             outcome["status"] = "pending"
-            outcome["next_try_at"] = self.clock() + self.retry_delay(attempts)
+            next_try = self.clock() + self.retry_delay(attempts)
+            outcome["next_try_at"] = next_try
+            log.warning(
+                "outbox %s to %s: attempt %s failed: %s; next try at %s", row.id, row.recipient, attempts, failure,
+                f"{next_try:%Y-%m-%dT%H:%M:%S%z}", extra={**fields, "outcome": "retry", "next_try": next_try.isoformat()},
+            )
         return outcome

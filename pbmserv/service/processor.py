@@ -25,6 +25,7 @@ from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.outbound import compose, message_bytes
 from pbmserv.protocol import Line, ParseError, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import MASK, GameCommand
+from pbmserv.protocol.errors import EmptyCommand
 from pbmserv.protocol.parser import MOST_COMMANDS, is_multiple
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
@@ -146,6 +147,8 @@ class BatchOutput:
         self.replies: list[dict[str, object]] = []
         self.answered: set[int] = set()  # the inbound mails with replies written
         self.outcomes: dict[Any, list[dict[str, object]]] = {_DONE: [], _DONE_KEPT: [], _FAILED: []}
+        #: how each mail went, logged once the batch is committed
+        self.processed: list[Processed] = []
 
     def add(self, replies: list[dict[str, object]], outcome: dict[str, object]) -> None:
         self.replies += replies
@@ -197,8 +200,22 @@ class Processor:
         here. On PostgreSQL the two transactions may deadlock, and one is
         rolled back; it is then done again, and finds that process's mails
         stored. Each time, one more of the mails is stored, so this ends."""
+        started = time.monotonic()
         identified = [self._arrival(raw, envelope_sender) for raw, envelope_sender in mails]
-        return self._store_racing(identified)
+        stored = self._store_racing(identified)
+        for mail, (row_id, duplicate) in zip(identified, stored):
+            if duplicate:
+                command = self._command_stored(mail.raw)
+                Processed(row_id, mail.envelope_sender, command, "duplicate", "", _ms_since(started)).log()
+        return stored
+
+    def _command_stored(self, stored: bytes) -> str:
+        """The command words of a mail as stored (a sealed mail's Subject is masked, its words are there)."""
+        try:
+            headers = parse_headers(stored)
+        except Unreadable:
+            return "-"
+        return command_words(parse_request(headers.subject, "", self.catalog.names()))
 
     def _store_racing(self, identified: list[Arrival]) -> list[tuple[int, bool]]:
         for _ in range(len(identified)):
@@ -349,6 +366,8 @@ class Processor:
                     break
             output.write()
         self._forget(admitted, synced=durable and done > 0)  # each mail done wrote its outcome
+        for processed in output.processed:
+            processed.log()
         if hand_over is not None and output.answered:
             hand_over(sorted(output.answered))
         more = done < len(rows) or len(rows) == most or len(admitted) == ADMITTED_PER_BATCH
@@ -374,8 +393,17 @@ class Processor:
         return arrivals
 
     def _process(self, connection: Connection, output: BatchOutput, row: Row) -> None:
+        """One mail, and how it went for the log."""
+        started = time.monotonic()
+        request, outcome, why = self._process_mail(connection, output, row)
+        processed = Processed(row.id, row.envelope_sender, command_words(request), outcome, why, _ms_since(started))
+        output.processed.append(processed)
+
+    def _process_mail(self, connection: Connection, output: BatchOutput, row: Row) -> tuple[Request | None, str, str]:
         """One mail: its commands in a savepoint, then its replies and its
-        outcome for the batch to write.
+        outcome for the batch to write. Returns its commands as far as they
+        were read, and how it went: done, refused (and what kind of
+        refusal), dropped or failed (and why).
 
         A mail of one command (nearly all of them) runs it in the mail's own
         savepoint, several commands each get a savepoint of their own: a
@@ -388,44 +416,45 @@ class Processor:
         now = self.clock()
         mail: IncomingMail | None = None
         request: Request | None = None
+        refusal: str | None = None
         status, problem, composed = "done", "", []
         try:
             original = self._original(row)
             mail = parse_mail(original)
             reason = no_reply_reason(mail, row.envelope_sender)
             if reason is not None:
-                log.info("inbound %s dropped: %s", row.id, reason)
                 status, problem = "dropped", reason
             else:
                 request = parse_request(mail.subject, mail.body, self.catalog.names())
-                composed = self._run_request(connection, output, row.id, mail, request, now)
+                composed, refusal = self._run_request(connection, output, row.id, mail, request, now)
         except (OperationalError, InterfaceError):  # the database, not the mail: try the batch again later
             raise
         except Unreadable as error:
-            log.warning("inbound %s unreadable: %s", row.id, error.reason)
             self._fail(output, row, f"unreadable: {error.reason}", now, unreadable_reply(error))
-            return
+            return None, "failed", f"unreadable: {error.reason}"
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
             self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
-            return
+            return request, "failed", type(error).__name__
         kept = None  # a dropped mail stays as stored: as it came, or, sealed, its headers
         if request is not None and request.passwords:
             kept = masked_copy(mail, request.passwords)
         elif request is not None and row.sealed is not None:  # it held no password after all: as it came
             kept = original
         self._finish(output, row.id, mail.sender, composed, now, status=status, error=problem, masked=kept)
+        return (request, "refused", refusal) if refusal is not None else (request, status, problem)
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
         now: datetime,
-    ) -> list[tuple[str, list[dict[str, object]]]]:
+    ) -> tuple[list[tuple[str, list[dict[str, object]]]], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
         of a mail's only command is answered with its error mail; a
         `multiple` mail runs each command in a savepoint of its own, for
         at most MAIL_SECONDS, and answers all it did not carry out in one
-        mail."""
+        mail. Returns the replies, and None if every command was carried
+        out, else what kind of refusal it was, or how many were not."""
         secrets = request.passwords
         comment = mask(request.comment, secrets)  # passed on to others, and kept with a move
         if len(request.lines) == 1 and not request.unread:
@@ -433,9 +462,10 @@ class Processor:
             try:
                 with savepoint(connection, "mail"):
                     replies = self._run_line(connection, output, mail, line, comment, now)
-                    return self._compose(row_id, mail, replies, now)
+                    return self._compose(row_id, mail, replies, now), None
             except (ParseError, ServiceError) as error:
-                return self._compose(row_id, mail, [error_reply(mail, _about(line, error), self.catalog, secrets)], now)
+                refused = [error_reply(mail, _about(line, error), self.catalog, secrets)]
+                return self._compose(row_id, mail, refused, now), refusal_kind(error)
         started = time.monotonic()
         replies, refusals, skipped = [], [], None
         with savepoint(connection, "mail"):
@@ -452,10 +482,11 @@ class Processor:
                     break
             if skipped is None and request.unread:
                 skipped = Skipped(len(request.lines) + 1, f"the server carries out at most {MOST_COMMANDS} commands of a mail")
-            if refusals or skipped is not None:
-                total = len(request.lines) + len(request.unread)
-                replies.append(refusals_reply(mail, refusals, skipped, total, self.catalog, secrets))
-            return self._compose(row_id, mail, replies, now)
+            if not refusals and skipped is None:
+                return self._compose(row_id, mail, replies, now), None
+            total = len(request.lines) + len(request.unread)
+            replies.append(refusals_reply(mail, refusals, skipped, total, self.catalog, secrets))
+            return self._compose(row_id, mail, replies, now), f"{_missed(refusals, skipped, total)} of {total} commands"
 
     def _original(self, row: Row) -> bytes:
         """The mail as it came: unsealed, or as it is stored if it was not
@@ -548,10 +579,11 @@ class Processor:
             if row is None:
                 return False
             output = BatchOutput(connection, self.clock, self.settings)
-            self._fail(output, row, reason, now, answer, *self._readable(row))
+            mail, request = self._readable(row)
+            self._fail(output, row, reason, now, answer, mail, request)
             output.write()
         self._forget(admitted)
-        log.error("inbound %s given up: %s", row.id, reason)
+        Processed(row.id, row.envelope_sender, command_words(request), "failed", reason, None).log()
         return True
 
     def fail(self, row_id: int, reason: str) -> str | None:
@@ -674,6 +706,69 @@ def _about(line: Line, error: ParseError | ServiceError) -> ParseError | Service
 
 
 @dataclass(frozen=True)
+class Processed:
+    """How one inbound mail went, for its log line: its outcome (done,
+    refused, dropped, failed or duplicate), why, and the milliseconds its
+    processing took (None: it was given up unprocessed)."""
+
+    inbound_id: int
+    sender: str
+    command: str
+    outcome: str
+    reason: str
+    ms: int | None
+
+    def log(self) -> None:
+        outcome = f"{self.outcome} ({self.reason})" if self.reason else self.outcome
+        took = f" in {self.ms} ms" if self.ms is not None else ""
+        fields: dict[str, object] = {
+            "inbound_id": self.inbound_id, "sender": self.sender or "<>", "command": self.command, "outcome": self.outcome,
+        }
+        if self.reason:
+            fields["reason"] = self.reason
+        if self.ms is not None:
+            fields["ms"] = self.ms
+        log.log(
+            logging.WARNING if self.outcome == "failed" else logging.INFO,
+            "inbound %s from %s: %s: %s%s", self.inbound_id, fields["sender"], self.command, outcome, took, extra=fields,
+        )
+
+
+def command_words(request: Request | None) -> str:
+    """What a mail asked for, as its log line names it: the kind of its
+    command, told from the command read, never words of its text (where
+    passwords stand); `multiple (N commands)`; `-` for none, `?` for a
+    command that could not be read (`GAME ?` if its game was)."""
+    if request is None:
+        return "-"
+    total = len(request.lines) + len(request.unread)
+    if total > 1:
+        return f"multiple ({total} commands)"
+    line = request.lines[0]
+    if line.command is None:
+        if isinstance(line.error, EmptyCommand):
+            return "-"
+        return f"{line.error.game} ?" if line.error is not None and line.error.game else "?"
+    if isinstance(line.command, GameCommand):  # `majorities help`, not `majorities game help`
+        return f"{line.command.game} {_words(type(line.command).__name__.removeprefix('Game'))}"
+    return _words(type(line.command).__name__)
+
+
+def refusal_kind(error: ParseError | ServiceError) -> str:
+    """`unknown command`, `bad argument`, ... for a command that could not be read; "" for one the service refused."""
+    return _words(type(error).__name__) if isinstance(error, ParseError) else ""
+
+
+def _words(name: str) -> str:
+    """`ChangePassword` -> `change password`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+@dataclass(frozen=True)
 class Skipped:
     """The commands of a mail from number `first` on were not carried out, and why."""
 
@@ -702,7 +797,7 @@ def refusals_reply(
     total: int, catalog: Catalog, secrets: tuple[str, ...],
 ) -> Reply:
     """One answer for every command of a `multiple` mail that was not carried out."""
-    missed = len(refusals) + (total - skipped.first + 1 if skipped is not None else 0)
+    missed = _missed(refusals, skipped, total)
     parts = [wrap(f"{missed} of the {total} commands of your mail {'was' if missed == 1 else 'were'} not carried out.", hang="")]
     for number, text, error in refusals:
         parts += ["", f"Command {number}: {mask(text, secrets)}", *_error_text(error, secrets)]
@@ -712,6 +807,11 @@ def refusals_reply(
     parts += ["", quote(mail, secrets)]
     subjects = {error_subject(error, catalog) for _, _, error in refusals}
     return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), "error")
+
+
+def _missed(refusals: list[tuple[int, str, ParseError | ServiceError]], skipped: Skipped | None, total: int) -> int:
+    """How many of a `multiple` mail's commands were not carried out."""
+    return len(refusals) + (total - skipped.first + 1 if skipped is not None else 0)
 
 
 def _error_text(error: ParseError | ServiceError, secrets: tuple[str, ...]) -> list[str]:
