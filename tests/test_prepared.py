@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from sqlalchemy import bindparam, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.exc import ArgumentError, IntegrityError
 
 from pbmserv.runtime import Runtime
 from pbmserv.service.context import as_utc
@@ -81,3 +81,15 @@ def test_a_connection_without_a_transaction_begins_one_as_sqlalchemy_would(toy_b
         connection.rollback()
     with toy_boards.engine.connect() as connection:
         assert connection.scalar(select(MOVES.c.id).where(MOVES.c.board_id == board_id, MOVES.c.number == 2)) is None
+
+
+def test_a_missing_or_unknown_parameter_is_refused_not_bound_as_null(toy_boards: Runtime) -> None:
+    rename = Prepared(update(USERS).where(USERS.c.id == bindparam("row_id")).values(userid=bindparam("new_userid")))
+    with toy_boards.engine.begin() as connection:
+        row_id, userid = connection.execute(select(USERS.c.id, USERS.c.userid).limit(1)).one()
+        with pytest.raises(ArgumentError, match="a value is required for the parameters new_userid"):
+            rename.run(connection, {"row_id": row_id, "new_useird": "mallory"})
+        with pytest.raises(ArgumentError, match="the statement has no parameters extra"):
+            rename.run(connection, {"row_id": row_id, "new_userid": "mallory", "extra": 1})
+        assert connection.scalar(select(USERS.c.userid).where(USERS.c.id == row_id)) == userid
+        assert rename.run(connection, {"row_id": row_id, "new_userid": "mallory"}) == 1

@@ -15,7 +15,10 @@ transaction begins one, as `Connection.execute` would. What SQLAlchemy's
 events and `echo` see of these statements: nothing.
 
 Statements whose SQL changes from one execution to the next (an expanding
-IN, literal rendering) cannot be prepared; `Prepared` refuses them.
+IN, literal rendering) cannot be prepared; `Prepared` refuses them. It
+also refuses a parameter the statement does not have and a missing one
+that has no value of its own (an ArgumentError), where the cursor would
+bind NULL for a misspelt name without a word.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.sql.expression import Executable
 
 Processor = Callable[[Any], Any] | None
@@ -88,6 +91,13 @@ def _compile(statement: Executable, dialect: Dialect, keys: list[str]) -> _Compi
         raise ValueError(f"its SQL is made anew for each execution, so it cannot be prepared: {compiled.string}")
     names = tuple(compiled.positiontup) if compiled.positional else tuple(compiled.binds)
     binds = tuple(compiled.binds[name] for name in names)
+    # what `Connection.execute` refuses, and more: a misspelt name would otherwise bind NULL, or nothing
+    missing = sorted({bind.key for bind in binds if bind.required} - set(keys))
+    if missing:
+        raise ArgumentError(f"a value is required for the parameters {', '.join(missing)} of: {compiled.string}")
+    unknown = sorted(set(keys) - set(names))
+    if unknown:
+        raise ArgumentError(f"the statement has no parameters {', '.join(unknown)}: {compiled.string}")
     selected = getattr(statement, "selected_columns", None)
     return _Compiled(
         sql=compiled.string,
