@@ -135,6 +135,14 @@ def test_a_missing_directory_for_the_sqlite_file_is_one_line(tmp_path: Path) -> 
     assert_one_line(receive(tmp_path / "work", PBMSERV_DATABASE_URL=url), EX_TEMPFAIL, "try again later", "no directory /nonexistent")
 
 
+def test_a_sqlite_file_that_cannot_be_opened_asks_about_its_permissions(tmp_path: Path) -> None:
+    (tmp_path / "not-a-file.db").mkdir()  # SQLite cannot open it, as it cannot open one it may not write
+    url = f"sqlite:///{tmp_path / 'not-a-file.db'}"
+    says = ("cannot use the database: unable to open database file", "write the SQLite file and its directory?")
+    assert_one_line(run(tmp_path / "work", "pbmserv", "process", PBMSERV_DATABASE_URL=url), EX_TEMPFAIL, *says)
+    assert_one_line(run(tmp_path / "work", "pbmserv-admin", "db", "upgrade", PBMSERV_DATABASE_URL=url), EX_TEMPFAIL, *says)
+
+
 def test_a_postgresql_server_that_is_down_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))

@@ -7,6 +7,7 @@ only a bug shows a traceback. `Tool` does this for every command."""
 
 from __future__ import annotations
 
+import getpass
 import logging
 import sqlite3
 import sys
@@ -76,14 +77,20 @@ def _diagnosis(error: Exception) -> tuple[str, int | None]:
     if isinstance(error, (OperationalError, InterfaceError, sqlite3.OperationalError)):
         # the driver's words only: SQLAlchemy's own text adds the statement and its parameters
         reason = error.orig if isinstance(error, (OperationalError, InterfaceError)) else error
-        return (
-            f"cannot use the database: {_one_line(reason)} "
-            "(is it up? is [database] url or PBMSERV_DATABASE_URL right?)"
-        ), EX_TEMPFAIL
+        return f"cannot use the database: {_one_line(reason)} ({_database_hint(reason)})", EX_TEMPFAIL
     if isinstance(error, OSError):
         where = f": {error.filename}" if error.filename else ""
         return f"{_one_line(error.strerror or error)}{where}", EX_IOERR
     return f"{type(error).__name__}: {_one_line(error)}", None
+
+
+def _database_hint(reason: BaseException | None) -> str:
+    right = "is [database] url or PBMSERV_DATABASE_URL right?"
+    if not isinstance(reason, sqlite3.Error):
+        return f"is it up? {right}"
+    if "unable to open" in str(reason) or "readonly" in str(reason):  # SQLite's words when it may not write
+        return f"may the user {getpass.getuser()} write the SQLite file and its directory? {right}"
+    return right
 
 
 def _one_line(text: object) -> str:
