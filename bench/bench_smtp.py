@@ -47,7 +47,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -211,7 +211,7 @@ def latencies(database_url: str, sent_at: dict[str, float]) -> list[float]:
     for message_id, processed_at, status in rows:
         if message_id in sent_at:
             assert status == "done", (message_id, status)
-            done = processed_at.replace(tzinfo=timezone.utc).timestamp()
+            done = processed_at.replace(tzinfo=UTC).timestamp()
             found.append((done - sent_at[message_id]) * 1000)
     return found
 

@@ -9,7 +9,6 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from pbmserv.config import LOG_FORMATS as FORMATS
 #: the attributes every LogRecord has: what is not among them came as `extra=`
 _RECORD_ATTRIBUTES = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 

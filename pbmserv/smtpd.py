@@ -542,7 +542,7 @@ async def serve(runtime: Runtime) -> None:
         while not stopping.is_set():
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await _give_up_stuck_mail(runtime, children[Worker], progress)
                 for role, child in children.items():
                     if not child.is_alive():
@@ -555,7 +555,7 @@ async def serve(runtime: Runtime) -> None:
         server.close()
         try:  # sessions still sending are given a moment to get their answer
             await asyncio.wait_for(server.wait_closed(), STOP_GRACE_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning("SMTP sessions still open at stop; closing them")
         for child in children.values():
             child.terminate()

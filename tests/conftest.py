@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -25,7 +25,7 @@ from tests.toygame import Toy
 
 POSTGRES_URL = os.environ.get("PBMSERV_TEST_DATABASE_URL", "")
 REQUIRE_POSTGRES = os.environ.get("PBMSERV_REQUIRE_POSTGRES") == "1"
-START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 import pty
 import subprocess
 import sys
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 

@@ -20,8 +20,8 @@ import smtplib
 import sqlite3
 import time
 from collections import Counter
-from contextlib import closing
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from email import policy
 from email.parser import BytesHeaderParser
@@ -36,7 +36,19 @@ from pbmserv.config import Settings
 from pbmserv.store.models import Base, Board, InboundMail, OutboxMail
 from pbmserv.store.spool import spool_file
 from tests.hostile_corpus import (
-    ALICE, BOB, PLAYERS, SERVER, Attack, Mail, PlayerMail, Restart, Step, alice_after_guessing, mails_of, replay, setup,
+    ALICE,
+    BOB,
+    PLAYERS,
+    SERVER,
+    Attack,
+    Mail,
+    PlayerMail,
+    Restart,
+    Step,
+    alice_after_guessing,
+    mails_of,
+    replay,
+    setup,
 )
 from tests.serve_helpers import ServeProcess, child_pids
 

@@ -3,7 +3,7 @@ shape is read back with the email package's strict modern policy."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.parser import BytesParser
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pbmserv.mail.outbound import compose
 
-WHEN = datetime(2026, 11, 22, 9, 30, tzinfo=timezone.utc)
+WHEN = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
 
 def reply(subject: str = "Majority Board 101 bob", body: str = "Your move.\n", **extra: str) -> tuple[str, bytes]:

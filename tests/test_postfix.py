@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -301,7 +301,7 @@ def test_relay_answers_decide_retry_and_dead_letters(public_dir: Path, tmp_path:
     assert before["alice@example.org"].status == "sent"
     temp, gone = before["temp@example.org"], before["gone@example.org"]
     assert (temp.status, temp.attempts) == ("pending", 1) and temp.last_error.startswith("450 ")
-    assert temp.next_try_at.replace(tzinfo=timezone.utc) > datetime.now(timezone.utc)
+    assert temp.next_try_at.replace(tzinfo=UTC) > datetime.now(UTC)
     assert (gone.status, gone.attempts) == ("dead", 1) and gone.last_error.startswith("550 ")
     assert again.stdout.strip() == "delivered 0 mail(s)", "the 450 is not due again at once"
     assert outbox(tmp_path)["temp@example.org"].attempts == 1

@@ -3,7 +3,7 @@ SQLAlchemy's own execution gives, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import bindparam, insert, select, update
@@ -18,7 +18,7 @@ from pbmserv.store.records import BOARDS, MOVES, USERS
 def move_row(board_id: int, number: int, **changes: object) -> dict[str, object]:
     """A row for `moves`: by default seat 1 playing c3, no secret, no comment."""
     row = {"board_id": board_id, "number": number, "seat": 1, "text": "c3", "secret": False, "auto": False,
-           "created_at": datetime(2026, 11, 23, tzinfo=timezone.utc), "comment": ""}
+           "created_at": datetime(2026, 11, 23, tzinfo=UTC), "comment": ""}
     return row | changes
 
 
@@ -47,7 +47,7 @@ def test_rows_are_what_sqlalchemy_gives(toy_boards: Runtime, query: str) -> None
 def test_a_write_changes_what_sqlalchemy_reads_and_says_how_many_rows(toy_boards: Runtime) -> None:
     with toy_boards.engine.begin() as connection:
         board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
-        row = move_row(board_id, 2, secret=True, created_at=datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc),
+        row = move_row(board_id, 2, secret=True, created_at=datetime(2026, 11, 23, 12, 0, tzinfo=UTC),
                        comment="\u00e9t\u00e9")
         assert Prepared(insert(MOVES)).run(connection, row) == 1
         written = connection.execute(select(*(MOVES.c[name] for name in row)).where(MOVES.c.number == 2)).one()._asdict()

@@ -51,7 +51,7 @@ def test_parallel_receive_streams_leave_the_database_intact(tmp_path: Path) -> N
     sent = 0
     with ThreadPoolExecutor(STREAMS) as pool:
         for round_ in range(ROUNDS):
-            codes = list(pool.map(lambda stream: stream_of_receives(tmp_path, stream, round_), range(STREAMS)))
+            codes = list(pool.map(lambda stream, round_=round_: stream_of_receives(tmp_path, stream, round_), range(STREAMS)))
             sent += STREAMS * MAILS_PER_STREAM
             with sqlite3.connect(database) as connection:
                 assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)], f"round {round_}"

@@ -7,11 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
-
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
 from games.parliament.view import render_state
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
 ROUNDS = 3
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from pbmserv.gamekit import Outcome, filled
-
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event
 from games.parliament.chambers import Layout
+from pbmserv.gamekit import Outcome, filled
 
 if TYPE_CHECKING:
     from games.parliament.game import State

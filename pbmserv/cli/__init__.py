@@ -106,7 +106,7 @@ def check_key(processor: Processor) -> None:
     """Read (or make) the server's key now, so that a server that cannot
     have one says so at once, not at its first mail."""
     try:
-        processor.key
+        processor.key  # noqa: B018 (reading the property loads or makes the key)
     except ConfigError as error:
         raise ConfigError(f"no server key: {error}") from error
     except OSError as error:

@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -61,7 +61,7 @@ json_option = click.option(
 
 def _time(moment: datetime | None, timespec: str = "seconds") -> str | None:
     """A stored time in ISO 8601, in UTC with its offset (SQLite gives stored times back without a zone)."""
-    return as_utc(moment).astimezone(timezone.utc).isoformat(timespec=timespec) if moment is not None else None
+    return as_utc(moment).astimezone(UTC).isoformat(timespec=timespec) if moment is not None else None
 
 
 def _emit(ctx: click.Context, rows: list[dict[str, Any]], columns: list[str]) -> None:

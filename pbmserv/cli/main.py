@@ -10,7 +10,7 @@ import click
 
 from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
-from pbmserv.config import load_settings
+from pbmserv.config import LOG_FORMATS, load_settings
 from pbmserv.runtime import Runtime
 
 
@@ -19,7 +19,7 @@ from pbmserv.runtime import Runtime
 @config_option
 @click.option("-v", "--verbose", is_flag=True, help="Log more.")
 @click.option(
-    "--log-format", type=click.Choice(logs.FORMATS), default=None,
+    "--log-format", type=click.Choice(LOG_FORMATS), default=None,
     help="text, or json: one JSON object a line (or [log] format, $PBMSERV_LOG_FORMAT).",
 )
 @click.pass_context

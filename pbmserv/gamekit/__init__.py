@@ -2,8 +2,8 @@
 
 from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Option, Outcome
 from pbmserv.gamekit.hexagonal import HexHexGrid
-from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
 from pbmserv.gamekit.regions import connected_regions, connected_sets, is_connected
+from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
 from pbmserv.gamekit.square import COMPASS, OPPOSITE, SquareGrid
 from pbmserv.gamekit.text import filled
 

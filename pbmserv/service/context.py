@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -24,7 +24,7 @@ from pbmserv.store.prepared import Prepared
 
 def as_utc(moment: datetime) -> datetime:
     """A stored time, made timezone-aware: SQLite gives back naive datetimes (stored in UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def unknown_user(userid: str, hint: str = "") -> ServiceError:

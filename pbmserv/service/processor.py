@@ -11,8 +11,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
-from functools import cached_property
+from datetime import UTC, datetime, timedelta
+from functools import cached_property, partial
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, bindparam, insert, select, update
@@ -118,7 +118,7 @@ QUOTED_LINE_CHARS = 200
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def dedup_key(raw: bytes, envelope_sender: str, message_id: str) -> str:
@@ -634,7 +634,7 @@ class Processor:
         for start in range(0, len(board_ids), TIMER_BOARDS_PER_TRANSACTION):
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
-                report += self._timer_step(connection, now, lambda ctx: timers.check_boards(ctx, group))
+                report += self._timer_step(connection, now, partial(timers.check_boards, board_ids=group))
         return report
 
     def _timer_step(

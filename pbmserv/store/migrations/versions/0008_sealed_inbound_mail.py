@@ -4,9 +4,8 @@ Revision ID: 0008
 Revises: 0007
 Create Date: 2026-11-24 02:30:00
 """
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0008'
 down_revision = '0007'
