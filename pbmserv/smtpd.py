@@ -234,7 +234,10 @@ class LimitedSMTP(SMTP):
 
     def _close(self, reason: str) -> None:
         connection = cast(asyncio.Transport | None, self.transport)
-        if connection is None or connection.is_closing():
+        if connection is None:
+            return
+        if connection.is_closing():  # a close begun before, which may wait for ever on a client that reads nothing
+            connection.abort()
             return
         log.info("%r: %s, closing the session", self.session.peer if self.session else None, reason)
         connection.write(f"421 4.4.2 {self.hostname} {reason}, closing connection\r\n".encode())
