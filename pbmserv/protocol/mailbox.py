@@ -22,3 +22,14 @@ def mailbox(text: str) -> str | None:
     if match is None or len(match["local"]) > LONGEST_LOCAL_PART or len(text) > LONGEST_MAILBOX:
         return None
     return text.lower()
+
+
+def mailbox_problem(text: str) -> str | None:
+    """Why `text` is not a mailbox, or None if it is one."""
+    if mailbox(text) is not None:
+        return None
+    if len(text) > LONGEST_MAILBOX:
+        return f"is longer than {LONGEST_MAILBOX} characters"
+    if len(text.rpartition("@")[0]) > LONGEST_LOCAL_PART:
+        return f"has more than {LONGEST_LOCAL_PART} characters before the @"
+    return "is not a plain mail address (local-part@domain, without a name, quotes, brackets or spaces)"

@@ -31,13 +31,19 @@ def _set_addresses(ctx: Context, user: User, addresses: tuple[str, ...], usage: 
     would also meet the old one in the unique constraint before the old one
     is deleted). The address the mail comes from is confirmed by it; any
     other new address waits for its confirmation code."""
-    wanted = _checked_addresses(addresses, usage)
+    replace_addresses(user, _checked_addresses(addresses, usage))
+    for address in user.addresses:
+        if address.address == ctx.sender and address.confirmed_at is None:
+            address.confirmed_at = ctx.now
+
+
+def replace_addresses(user: User, wanted: list[str]) -> None:
+    """The account's addresses become `wanted`, in that order; an address it
+    had keeps its row, and with it whether it is confirmed."""
     kept = {address.address: address for address in user.addresses}
     user.addresses[:] = [kept.get(address) or Address(address=address) for address in wanted]
     for position, address in enumerate(user.addresses):
         address.position = position
-        if address.address == ctx.sender and address.confirmed_at is None:
-            address.confirmed_at = ctx.now
 
 
 def _checked_addresses(addresses: tuple[str, ...], usage: str) -> list[str]:

@@ -10,10 +10,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbmserv.protocol.mailbox import LONGEST_LOCAL_PART, LONGEST_MAILBOX, mailbox
-from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES
+from pbmserv.protocol.mailbox import mailbox, mailbox_problem
+from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES, replace_addresses
 from pbmserv.service.passwords import Passwords
-from pbmserv.store.models import Address, Board, InboundMail, OutboxMail, User, Vacation
+from pbmserv.store.models import Board, InboundMail, OutboxMail, User, Vacation
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def set_addresses(sessions: sessionmaker[Session], userid: str, addresses: tuple
     confirmed: the operator vouches for them. An address it had keeps its row
     (as in `accounts._set_addresses`, for the unique constraint)."""
     for text in addresses:
-        problem = address_problem(text)
+        problem = mailbox_problem(text)
         if problem is not None:
             return f"{text!r} {problem}"
     wanted = list(dict.fromkeys(mailbox(text) for text in addresses))
@@ -105,23 +105,10 @@ def set_addresses(sessions: sessionmaker[Session], userid: str, addresses: tuple
         user = _find(session, userid)
         if user is None:
             return "no such account"
-        kept = {address.address: address for address in user.addresses}
-        user.addresses[:] = [kept.get(address) or Address(address=address) for address in wanted]
-        for position, address in enumerate(user.addresses):
-            address.position = position
+        replace_addresses(user, wanted)
+        for address in user.addresses:
             address.confirmed_at = address.confirmed_at or now
     return None
-
-
-def address_problem(text: str) -> str | None:
-    """Why `text` cannot be an account's address, or None if it can."""
-    if mailbox(text) is not None:
-        return None
-    if len(text) > LONGEST_MAILBOX:
-        return f"is longer than {LONGEST_MAILBOX} characters"
-    if len(text.rpartition("@")[0]) > LONGEST_LOCAL_PART:
-        return f"has more than {LONGEST_LOCAL_PART} characters before the @"
-    return "is not a plain mail address (local-part@domain, without a name, quotes, brackets or spaces)"
 
 
 def retry_outbox(sessions: sessionmaker[Session], mail_id: int, now: datetime) -> str | None:
@@ -132,7 +119,7 @@ def retry_outbox(sessions: sessionmaker[Session], mail_id: int, now: datetime) -
             return "no such mail"
         if mail.status == "sent":
             return "it has been sent already"
-        mail.status, mail.attempts, mail.next_try_at = "pending", 0, now
+        _due_again(mail, now)
     return None
 
 
@@ -141,8 +128,12 @@ def retry_dead_outbox(sessions: sessionmaker[Session], now: datetime) -> int:
     with sessions.begin() as session:
         dead = list(session.scalars(select(OutboxMail).where(OutboxMail.status == "dead")))
         for mail in dead:
-            mail.status, mail.attempts, mail.next_try_at = "pending", 0, now
+            _due_again(mail, now)
     return len(dead)
+
+
+def _due_again(mail: OutboxMail, now: datetime) -> None:
+    mail.status, mail.attempts, mail.next_try_at = "pending", 0, now
 
 
 def _find(session: Session, userid: str) -> User | None:
