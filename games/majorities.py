@@ -132,6 +132,19 @@ class MajoritiesState:
         return 1 if self.stones_placed == 0 else 2
 
 
+@dataclass(frozen=True)
+class Placement:
+    """One turn: the cells (indices, in reading order) that take the mover's stones."""
+
+    cells: tuple[int, ...]
+    size: int
+    secret = False
+
+    def __str__(self) -> str:
+        labels = board_for(self.size).labels
+        return ",".join(labels[i] for i in self.cells)
+
+
 @lru_cache(maxsize=4096)
 def tallies(size: int, board: str) -> dict[str, DirectionTally]:
     """Lines won and holder per direction (shared between callers: do not change it)."""
@@ -168,7 +181,7 @@ class Majorities(Game):
             return frozenset()
         return frozenset({state.seat_to_play})
 
-    def play(self, state: MajoritiesState, seat: int, text: str) -> MajoritiesState:
+    def read_move(self, state: MajoritiesState, seat: int, text: str) -> Placement:
         outcome = self.outcome(state)
         if outcome is not None:
             winner = state.players[outcome.winners[0]]
@@ -177,11 +190,13 @@ class Majorities(Game):
             raise IllegalMove(
                 f"It is not your turn: {state.players[state.seat_to_play]} is to move."
             )
-        stones = self._parse_stones(state, text)
+        return Placement(self._parse_stones(state, text), state.size)
+
+    def apply(self, state: MajoritiesState, seat: int, move: Placement) -> MajoritiesState:
         board = list(state.board)
-        for i in stones:
+        for i in move.cells:
             board[i] = SEAT_MARKS[seat]
-        return MajoritiesState(state.size, state.players, "".join(board), stones)
+        return MajoritiesState(state.size, state.players, "".join(board), move.cells)
 
     def legal_moves(self, state: MajoritiesState, seat: int) -> list[str]:
         if seat not in self.to_move(state):
@@ -261,17 +276,6 @@ class Majorities(Game):
         labels = board_for(state.size).labels
         empty = [labels[i] for i, mark in enumerate(state.board) if mark == EMPTY]
         return ",".join(empty[: state.stones_this_turn])
-
-    def canonical_move(self, state: MajoritiesState, seat: int, text: str) -> str:
-        words = [word for word in _SEPARATORS.split(text.lower()) if word]
-        board = board_for(state.size)
-        try:
-            cells = sorted(board.index_of_cell[board.grid.parse(word)] for word in words)
-        except IllegalMove:
-            cells = []
-        if not cells:
-            return super().canonical_move(state, seat, text)
-        return ",".join(board.labels[i] for i in cells)
 
     # -- showing the board ---------------------------------------------------
     def viewpoint(self, state: MajoritiesState, viewer: int | None) -> int | None:

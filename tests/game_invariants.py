@@ -89,6 +89,6 @@ def assert_refused(game: Game, state: object, seat: int, text: str, why: str) ->
     try:
         game.play(state, seat, text)
     except IllegalMove as error:
-        assert error.reason.strip(), "IllegalMove needs a reason for the player"
+        assert error.message.strip(), "IllegalMove needs a reason for the player"
         return
     raise AssertionError(f"{why}: {text!r} was accepted")

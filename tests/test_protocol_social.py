@@ -90,7 +90,7 @@ def test_errors_are_typed_and_explain(text: str, error: type[ParseError], says: 
     with pytest.raises(error) as raised:
         parse_command(text, GAMES)
     assert says in raised.value.message
-    assert raised.value.syntax, "every parse error shows the right syntax"
+    assert raised.value.fix, "every parse error shows the right syntax"
 
 
 @pytest.mark.parametrize(

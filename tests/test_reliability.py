@@ -25,7 +25,7 @@ from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.mailtools import body, make_mail, send, send_raw
-from tests.toygame import Toy
+from tests.toygame import Toy, ToyMove, ToyState
 
 
 def snapshot(runtime: Runtime) -> dict[str, list[Any]]:
@@ -83,10 +83,10 @@ def test_refused_move_shows_the_board_from_the_movers_side(toy_boards: Runtime) 
 
 
 class CrashingToy(Toy):
-    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
-        if text == "a1":
+    def apply(self, state: ToyState, seat: int, move: ToyMove) -> ToyState:
+        if move.square == "a1":
             raise RuntimeError("a bug in the game")
-        return super().play(state, seat, text)
+        return super().apply(state, seat, move)
 
 
 def test_a_crash_applies_nothing_keeps_the_mail_and_answers_once(runtime: Runtime) -> None:

@@ -23,6 +23,17 @@ class ToyState:
     last: str | None = None
 
 
+@dataclass(frozen=True)
+class ToyMove:
+    """A mark on a square, or (secret) the naming of one's bonus square."""
+
+    square: str
+    secret: bool = False
+
+    def __str__(self) -> str:
+        return f"bonus {self.square}" if self.secret else self.square
+
+
 class Toy(Game):
     name = "toy"
     title = "Toy"
@@ -53,7 +64,7 @@ class Toy(Game):
             return frozenset(seat for seat, square in enumerate(state.bonus) if square is None)
         return frozenset({state.turn})
 
-    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+    def read_move(self, state: ToyState, seat: int, text: str) -> ToyMove:
         if seat not in self.to_move(state):
             raise IllegalMove("It is not your turn.")
         words = text.lower().split()
@@ -62,17 +73,23 @@ class Toy(Game):
             if len(words) != 2 or words[0] != "bonus":
                 raise IllegalMove("First name your secret square, like 'bonus b2'.")
             grid.parse(words[1])
-            bonus = list(state.bonus)
-            bonus[seat] = words[1]
-            return replace(state, bonus=tuple(bonus))
+            return ToyMove(words[1], secret=True)
         if len(words) != 1:
             raise IllegalMove("A move is one square, like b2.")
         file, rank = grid.parse(words[0])
         if state.marks[rank][file]:
             raise IllegalMove(f"{words[0]} is taken: choose an empty square.")
+        return ToyMove(words[0])
+
+    def apply(self, state: ToyState, seat: int, move: ToyMove) -> ToyState:
+        if move.secret:
+            bonus = list(state.bonus or ())
+            bonus[seat] = move.square
+            return replace(state, bonus=tuple(bonus))
+        file, rank = self.grid(state).parse(move.square)
         marks = [list(row) for row in state.marks]
         marks[rank][file] = self.side_names[seat]
-        return replace(state, marks=tuple(tuple(r) for r in marks), turn=1 - seat, last=words[0])
+        return replace(state, marks=tuple(tuple(r) for r in marks), turn=1 - seat, last=move.square)
 
     def legal_moves(self, state, seat):  # type: ignore[no-untyped-def]
         if seat not in self.to_move(state):
@@ -123,12 +140,6 @@ class Toy(Game):
     def help(self):  # type: ignore[no-untyped-def]
         return "Noughts and crosses for testing. A move is one square, like b2."
 
-    def canonical_move(self, state, seat, text):  # type: ignore[no-untyped-def]
-        return " ".join(text.lower().split())
-
-    def is_secret_move(self, state, seat, text):  # type: ignore[no-untyped-def]
-        return text.lower().split()[:1] == ["bonus"]
-
 
 class Stuck(Toy):
     """Toy with a bug: the move `forever` never returns (for the watchdog of
@@ -137,7 +148,7 @@ class Stuck(Toy):
     name = "stuck"
     title = "Stuck"
 
-    def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+    def read_move(self, state: ToyState, seat: int, text: str) -> ToyMove:
         while text.strip().lower() == "forever":
             time.sleep(0.5)
-        return super().play(state, seat, text)
+        return super().read_move(state, seat, text)

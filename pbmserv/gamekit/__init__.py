@@ -1,6 +1,6 @@
 """Everything a game plugin may import: the plugin API and shared board geometry."""
 
-from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Move, Option, Outcome, TextMove
 from pbmserv.gamekit.hexagonal import HexHexGrid
 from pbmserv.gamekit.regions import connected_regions, connected_sets, is_connected
 from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
@@ -14,9 +14,11 @@ __all__ = [
     "HexHexGrid",
     "IllegalMove",
     "InvalidOption",
+    "Move",
     "Option",
     "Outcome",
     "SquareGrid",
+    "TextMove",
     "UnknownGame",
     "connected_regions",
     "connected_sets",

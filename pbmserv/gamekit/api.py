@@ -9,23 +9,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
+
+from pbmserv.refusal import Refusal
 
 
-class IllegalMove(Exception):
+class IllegalMove(Refusal):
     """A move a player sent that the rules refuse; the message is for the player."""
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
-
-class InvalidOption(Exception):
+class InvalidOption(Refusal):
     """A challenge option that is unknown, malformed or out of range."""
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+
+class Move(Protocol):
+    """A move as its game has read it: a frozen value of the game's own
+    whose `str()` is the canonical text (what the move list shows, and what
+    `read_move` reads back into an equal value) and which knows whether the
+    other players may only see it as `(secret)`."""
+
+    @property
+    def secret(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class TextMove:
+    """The move of a game with no move value of its own: its words,
+    lower-cased and single-spaced."""
+
+    text: str
+    secret: bool = False
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -141,8 +157,22 @@ class Game:
     def to_move(self, state: Any) -> frozenset[int]:
         raise NotImplementedError
 
-    def play(self, state: Any, seat: int, text: str) -> Any:
+    def read_move(self, state: Any, seat: int, text: str) -> Move:
+        """The move `seat` sent as `text`, read once into the game's own
+        value; raises IllegalMove when it cannot be read or is not legal
+        here. The server calls this once per move and hands the value to
+        `apply`."""
+        return TextMove(" ".join(text.lower().split()))
+
+    def apply(self, state: Any, seat: int, move: Any) -> Any:
+        """The state after `seat` plays `move` (a value from `read_move`);
+        raises IllegalMove and leaves `state` as it was when the rules
+        forbid it."""
         raise NotImplementedError
+
+    def play(self, state: Any, seat: int, text: str) -> Any:
+        """`read_move` and `apply` in one call, for replays, tests and bots."""
+        return self.apply(state, seat, self.read_move(state, seat, text))
 
     def legal_moves(self, state: Any, seat: int) -> list[str]:
         raise NotImplementedError
@@ -179,9 +209,9 @@ class Game:
 
     # -- how moves appear in the move list ---------------------------------
     def canonical_move(self, state: Any, seat: int, text: str) -> str:
-        """The move as the move list should show it (called before `play`)."""
-        return " ".join(text.lower().split())
+        """The move as the move list shows it."""
+        return str(self.read_move(state, seat, text))
 
     def is_secret_move(self, state: Any, seat: int, text: str) -> bool:
         """True when other players may only see this move as `(secret)`."""
-        return False
+        return self.read_move(state, seat, text).secret

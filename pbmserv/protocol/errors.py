@@ -1,15 +1,12 @@
-"""Parse errors: each says what was wrong in one sentence and shows the right syntax."""
+"""Parse errors: each says what was wrong in one sentence and, as its `fix`, shows the right syntax."""
 
 from __future__ import annotations
 
+from pbmserv.refusal import Refusal
 
-class ParseError(Exception):
-    def __init__(self, message: str, syntax: str = "", game: str | None = None, board: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.syntax = syntax
-        self.game = game
-        self.board = board
+
+class ParseError(Refusal):
+    pass
 
 
 class UnknownCommand(ParseError):

@@ -143,7 +143,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     try:
         state = game.new(options, players)
     except InvalidOption as error:
-        raise ServiceError(error.reason, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
+        raise ServiceError(error.message, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
     newest = ctx.connection.scalar(select(func.max(BOARDS.c.board)).where(BOARDS.c.game_type == game.name))
     board = records.insert_board(
         ctx.connection,
@@ -257,7 +257,7 @@ def play_queued(ctx: Context, game: Game, board: BoardRecord, state: Any) -> tup
             state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
             played = True
         except IllegalMove as error:
-            dropped.append(_dropped_mail(ctx, game, board, state, queued, error.reason))
+            dropped.append(_dropped_mail(ctx, game, board, state, queued, error.message))
     if played:  # the board is written already when no queued move went on it
         records.save_board(ctx.connection, board)
     return state, dropped
@@ -306,7 +306,7 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
         new_state = _play(ctx, game, board, state, seat, command.move)
     except IllegalMove as error:
         raise ServiceError(
-            error.reason,
+            error.message,
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
             game=game.name, board=board.board, board_text=views.position(game, board, state, seat),
         ) from None

@@ -95,7 +95,7 @@ def _preview_move(game: Game, board: BoardRecord, state: Any, viewer: int, numbe
         return game.play(state, mover, text)
     except IllegalMove as error:
         raise ServiceError(
-            f"Preview move {number} ('{text}', by {board.seats[mover]}) is not legal: {error.reason}",
+            f"Preview move {number} ('{text}', by {board.seats[mover]}) is not legal: {error.message}",
             usage, game=game.name, board=board.board, board_text=views.position(game, board, state, viewer),
         ) from None
 

@@ -27,11 +27,11 @@ from pbmserv.protocol import Line, ParseError, Request, parse_request, probable_
 from pbmserv.protocol.commands import MASK, GameCommand
 from pbmserv.protocol.errors import EmptyCommand
 from pbmserv.protocol.parser import MOST_COMMANDS, is_multiple
+from pbmserv.refusal import Refusal
 from pbmserv.service import timers
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
-from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import MailCaps, RateLog, forget_old_events
 from pbmserv.service.views import wrap
@@ -407,7 +407,7 @@ class Processor:
 
         A mail of one command (nearly all of them) runs it in the mail's own
         savepoint, several commands each get a savepoint of their own: a
-        command refused with a ServiceError changes nothing and is answered
+        command refused (a Refusal) changes nothing and is answered
         with an error mail. A mail that cannot be read (`Unreadable`) or a
         bug (any other exception, at any step) leaves nothing done: the mail
         is marked failed, its copy masked, and answered once if it may be; a
@@ -463,7 +463,7 @@ class Processor:
                 with savepoint(connection, "mail"):
                     replies = self._run_line(connection, output, mail, line, comment, now)
                     return self._compose(row_id, mail, replies, now), None
-            except (ParseError, ServiceError) as error:
+            except Refusal as error:
                 refused = [error_reply(mail, _about(line, error), self.catalog, secrets)]
                 return self._compose(row_id, mail, refused, now), refusal_kind(error)
         started = time.monotonic()
@@ -475,7 +475,7 @@ class Processor:
                         raise line.error
                     with savepoint(connection, "line"):
                         replies += self._run_line(connection, output, mail, line, comment, now)
-                except (ParseError, ServiceError) as error:
+                except Refusal as error:
                     refusals.append((number, line.text, _about(line, error)))
                 if number < len(request.lines) and time.monotonic() - started > MAIL_SECONDS:
                     skipped = Skipped(number + 1, f"your mail had taken more than {MAIL_SECONDS:g} s of the server's time")
@@ -656,7 +656,7 @@ class Processor:
     def _run_line(  # type: ignore[no-untyped-def]
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, line, comment: str, now: datetime,
     ) -> list[Reply]:
-        """The replies to one command line; raises its ParseError or ServiceError if it is refused."""
+        """The replies to one command line; raises its Refusal if it is refused."""
         if line.error is not None:
             raise line.error
         return self._execute(connection, output, mail, line.command, comment, now)
@@ -697,9 +697,9 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
     }
 
 
-def _about(line: Line, error: ParseError | ServiceError) -> ParseError | ServiceError:
+def _about(line: Line, error: Refusal) -> Refusal:
     """The error, naming the game (and board) of the command it refuses if it does not yet."""
-    if isinstance(error, ServiceError) and error.game is None and isinstance(line.command, GameCommand):
+    if error.game is None and isinstance(line.command, GameCommand):
         error.game = line.command.game
         error.board = getattr(line.command, "board", None)
     return error
@@ -754,7 +754,7 @@ def command_words(request: Request | None) -> str:
     return _words(type(line.command).__name__)
 
 
-def refusal_kind(error: ParseError | ServiceError) -> str:
+def refusal_kind(error: Refusal) -> str:
     """`unknown command`, `bad argument`, ... for a command that could not be read; "" for one the service refused."""
     return _words(type(error).__name__) if isinstance(error, ParseError) else ""
 
@@ -776,7 +776,7 @@ class Skipped:
     reason: str
 
 
-def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
+def error_subject(error: Refusal, catalog: Catalog) -> str:
     if error.game and error.game in catalog:
         title = catalog.get(error.game).title
         if error.board is not None:
@@ -785,7 +785,7 @@ def error_subject(error: ParseError | ServiceError, catalog: Catalog) -> str:
     return "pbmserv Error"
 
 
-def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
+def error_reply(mail: IncomingMail, error: Refusal, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
     return Reply(
         (mail.sender,), error_subject(error, catalog), "\n".join([*_error_text(error, secrets), "", quote(mail, secrets)]),
         "error",
@@ -793,7 +793,7 @@ def error_reply(mail: IncomingMail, error: ParseError | ServiceError, catalog: C
 
 
 def refusals_reply(
-    mail: IncomingMail, refusals: list[tuple[int, str, ParseError | ServiceError]], skipped: Skipped | None,
+    mail: IncomingMail, refusals: list[tuple[int, str, Refusal]], skipped: Skipped | None,
     total: int, catalog: Catalog, secrets: tuple[str, ...],
 ) -> Reply:
     """One answer for every command of a `multiple` mail that was not carried out."""
@@ -809,18 +809,17 @@ def refusals_reply(
     return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), "error")
 
 
-def _missed(refusals: list[tuple[int, str, ParseError | ServiceError]], skipped: Skipped | None, total: int) -> int:
+def _missed(refusals: list[tuple[int, str, Refusal]], skipped: Skipped | None, total: int) -> int:
     """How many of a `multiple` mail's commands were not carried out."""
     return len(refusals) + (total - skipped.first + 1 if skipped is not None else 0)
 
 
-def _error_text(error: ParseError | ServiceError, secrets: tuple[str, ...]) -> list[str]:
+def _error_text(error: Refusal, secrets: tuple[str, ...]) -> list[str]:
     """What was wrong, how to do it right, and the board where a move was refused."""
-    hint = error.hint if isinstance(error, ServiceError) else error.syntax
     parts = [wrap(mask(error.message, secrets), hang="")]
-    if hint:
-        parts.append(wrap(f"How to do it right: {hint}"))
-    if isinstance(error, ServiceError) and error.board_text:
+    if error.fix:
+        parts.append(wrap(f"How to do it right: {error.fix}"))
+    if error.board_text:
         parts += ["", error.board_text.rstrip("\n")]
     return parts
 

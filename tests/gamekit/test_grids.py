@@ -40,7 +40,7 @@ def test_go_files_skip_i() -> None:
 def test_square_parse_errors_explain(text: str, says: str) -> None:
     with pytest.raises(IllegalMove) as raised:
         SquareGrid(8, 8).parse(text)
-    assert says in raised.value.reason and "like c4" in raised.value.reason
+    assert says in raised.value.message and "like c4" in raised.value.message
 
 
 def test_compass_steps_follow_the_printed_board() -> None:

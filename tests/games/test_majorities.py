@@ -50,7 +50,7 @@ def play_all(state: MajoritiesState, *moves: str) -> MajoritiesState:
 def refusal(state: MajoritiesState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
-    return caught.value.reason
+    return caught.value.message
 
 
 def board_part(render: str) -> str:
@@ -114,13 +114,13 @@ def test_size_option(size, live):
 def test_bad_size_is_refused_with_the_allowed_values(raw):
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"size": raw}, PLAYERS)
-    assert "3, 5 or 7" in caught.value.reason
+    assert "3, 5 or 7" in caught.value.message
 
 
 def test_unknown_option_is_refused():
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"hidden": None}, PLAYERS)
-    assert "-size" in caught.value.reason
+    assert "-size" in caught.value.message
 
 
 def test_exactly_two_players():

@@ -49,7 +49,7 @@ def run(state: MajorityState, *moves: str) -> MajorityState:
 def refusal(state: MajorityState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
-    return caught.value.reason
+    return caught.value.message
 
 
 def board_cells(text: str, size: int) -> dict[str, str]:
@@ -128,7 +128,7 @@ def test_default_stones_where_40_do_not_fit_are_four_fifths_of_the_squares(size,
 def test_size_must_be_even_from_6_to_14(size):
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"size": size}, PLAYERS)
-    assert "-size" in caught.value.reason
+    assert "-size" in caught.value.message
 
 
 @pytest.mark.parametrize("size", ["6", "8", "10", "12", "14"])
@@ -147,14 +147,14 @@ def test_stones_range_and_cross_check_with_the_board():
             GAME.new({"stones": bad}, PLAYERS)
     with pytest.raises(InvalidOption) as caught:
         plain(6, 19)
-    assert "at most 18" in caught.value.reason and "6x6" in caught.value.reason
+    assert "at most 18" in caught.value.message and "6x6" in caught.value.message
 
 
 def test_the_hidden_stone_needs_a_spare_square():
     assert GAME.new({"size": "6", "stones": "17", "hidden": None}, PLAYERS).stones == 17
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"size": "6", "stones": "18", "hidden": None}, PLAYERS)
-    assert "at most 17" in caught.value.reason and "hidden" in caught.value.reason
+    assert "at most 17" in caught.value.message and "hidden" in caught.value.message
     with pytest.raises(InvalidOption):
         PSYCHE.check_options({"size": "6", "stones": "18"}, PLAYERS)
 
@@ -162,7 +162,7 @@ def test_the_hidden_stone_needs_a_spare_square():
 def test_unknown_option_and_player_count_are_refused():
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"colour": "red"}, PLAYERS)
-    assert "-size" in caught.value.reason
+    assert "-size" in caught.value.message
     with pytest.raises(InvalidOption):
         GAME.new({}, ["alice"])
 
@@ -568,7 +568,7 @@ def answer(game, state, seat: int, text: str) -> str:
     try:
         game.play(state, seat, text)
     except IllegalMove as error:
-        return error.reason
+        return error.message
     return "accepted"
 
 

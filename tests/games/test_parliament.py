@@ -105,7 +105,7 @@ def assert_settled(state: State) -> None:
 def refusal(state: State, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
-    return caught.value.reason
+    return caught.value.message
 
 
 def started(boards: str = "both", red: str = "prefer none", blue: str = "prefer none") -> State:
@@ -176,7 +176,7 @@ def test_boards_option():
         assert len(state.board) == size
     with pytest.raises(InvalidOption) as refused:
         GAME.new({"boards": "middle"}, PLAYERS)
-    assert all(word in refused.value.reason for word in ("middle", "upper", "lower", "both"))
+    assert all(word in refused.value.message for word in ("middle", "upper", "lower", "both"))
     with pytest.raises(InvalidOption, match="-boards"):
         GAME.new({"size": "5"}, PLAYERS)
     with pytest.raises(InvalidOption, match="two players"):
@@ -711,7 +711,7 @@ def attempt(state: State, seat: int, text: str) -> str:
     try:
         GAME.play(state, seat, text)
     except IllegalMove as error:
-        return error.reason
+        return error.message
     return "accepted"
 
 

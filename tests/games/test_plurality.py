@@ -57,7 +57,7 @@ def play_all(state: PluralityState, *moves: str) -> PluralityState:
 def refusal(state: PluralityState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
-    return caught.value.reason
+    return caught.value.message
 
 
 def board_part(render: str) -> list[str]:
@@ -127,7 +127,7 @@ def test_size_19():
 def test_bad_options_are_refused(options, fragment):
     with pytest.raises(InvalidOption) as caught:
         GAME.new(options, PLAYERS)
-    assert fragment in caught.value.reason
+    assert fragment in caught.value.message
 
 
 def test_exactly_two_players():

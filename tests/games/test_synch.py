@@ -75,7 +75,7 @@ def flat(board: str) -> str:
 def refusal(state: SynchState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
-    return caught.value.reason
+    return caught.value.message
 
 
 def started(options: dict | None = None) -> SynchState:
@@ -103,7 +103,7 @@ def test_size_option_sets_the_board(size):
 def test_bad_sizes_are_refused(raw):
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"size": raw}, PLAYERS)
-    assert "4..26" in caught.value.reason
+    assert "4..26" in caught.value.message
 
 
 def test_order_option_takes_two_values():
@@ -111,13 +111,13 @@ def test_order_option_takes_two_values():
     assert GAME.new({"order": "Mode-First"}, PLAYERS).order == "mode-first"
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"order": "random"}, PLAYERS)
-    assert "mode-first|direction-first" in caught.value.reason
+    assert "mode-first|direction-first" in caught.value.message
 
 
 def test_unknown_option_is_refused():
     with pytest.raises(InvalidOption) as caught:
         GAME.new({"hidden": None}, PLAYERS)
-    assert "-size, -order" in caught.value.reason
+    assert "-size, -order" in caught.value.message
 
 
 def test_class_attributes():
