@@ -81,6 +81,8 @@ class HexHexGrid:
         if not (isinstance(cell, tuple) and len(cell) == 2):
             return False
         row, index = cell
+        if not (isinstance(row, int) and isinstance(index, int)):
+            return False
         return 0 <= row < self.row_count and 0 <= index < self.row_length(row)
 
     def label(self, cell: Cell) -> str:
@@ -124,12 +126,13 @@ class HexHexGrid:
         """Every maximal straight line of cells in one of LINE_DIRECTIONS,
         each walked from its first cell in reading order."""
         dq, dr = LINE_DIRECTIONS[direction]
-        result = []
+        result: list[list[Cell]] = []
         for cell in self.cells:
             q, r = self.to_axial(cell)
             if self.from_axial((q - dq, r - dr)) is not None:
                 continue
-            line, current = [], cell
+            line: list[Cell] = []
+            current: Cell | None = cell
             while current is not None:
                 line.append(current)
                 cq, cr = self.to_axial(current)
@@ -140,7 +143,7 @@ class HexHexGrid:
     def rhombi(self) -> list[frozenset[Cell]]:
         """Every rhombus of four cells: two triangles of mutually adjacent
         cells sharing an edge."""
-        found = []
+        found: list[frozenset[Cell]] = []
         for cell in self.cells:
             q, r = self.to_axial(cell)
             for dq, dr in ((1, 0), (0, 1), (-1, 1)):  # each edge counted once
@@ -151,8 +154,9 @@ class HexHexGrid:
                     if _axial_distance((q + a, r + b), other) == 1
                 ]
                 corners = [self.from_axial(a) for a in ((q, r), other, *common)]
-                if all(c is not None for c in corners):
-                    found.append(frozenset(corners))  # type: ignore[arg-type]
+                on_board = [corner for corner in corners if corner is not None]
+                if len(on_board) == len(corners):
+                    found.append(frozenset(on_board))
         return found
 
     # -- text ------------------------------------------------------------

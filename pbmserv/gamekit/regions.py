@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from typing import Protocol, Self, TypeVar
 
-C = TypeVar("C", bound=Hashable)
+
+class SortableCell(Hashable, Protocol):
+    """A cell of any grid: hashable, and ordered so that results come out in one order."""
+
+    def __lt__(self, other: Self, /) -> bool: ...
+
+
+C = TypeVar("C", bound=SortableCell)
 
 
 def connected_regions(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]) -> list[list[C]]:
@@ -13,7 +20,7 @@ def connected_regions(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]
     listed from its smallest cell, groups ordered by their smallest cell."""
     remaining = set(cells)
     regions = []
-    for seed in sorted(remaining):  # type: ignore[type-var]
+    for seed in sorted(remaining):
         if seed not in remaining:
             continue
         remaining.discard(seed)
@@ -47,4 +54,4 @@ def connected_sets(
             for neighbour in neighbours(cell)
             if neighbour in allowed and neighbour not in group
         }
-    return sorted(found, key=sorted)  # type: ignore[arg-type]
+    return sorted(found, key=sorted)

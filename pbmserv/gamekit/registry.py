@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from pbmserv.gamekit.api import Game
 
@@ -15,7 +15,7 @@ class UnknownGame(LookupError):
 
 
 @cache
-def _entry_points() -> dict[str, object]:
+def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name.lower(): ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 

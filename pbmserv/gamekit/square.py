@@ -69,7 +69,7 @@ class SquareGrid:
         picture = list(rows)
         height, width = len(picture), max(len(row) for row in picture)
         ranks_from_top = bool(kwargs.get("ranks_from_top", False))
-        cells = set()
+        cells: set[Cell] = set()
         for line_number, row in enumerate(picture):
             rank = line_number if ranks_from_top else height - 1 - line_number
             cells.update((file, rank) for file, char in enumerate(row) if char == "#")

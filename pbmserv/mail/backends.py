@@ -11,6 +11,7 @@ import smtplib
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -101,7 +102,7 @@ def _sync_files(paths: list[str]) -> None:
     """What was written to these files (or directories) so far is on the
     disk: for several, one syncfs of their filesystem where the C library
     has it, else an fsync of each."""
-    sync = os.fsync
+    sync: Callable[[int], None] = os.fsync
     if _syncfs is not None and len(paths) > 1:
         paths, sync = paths[:1], _sync_filesystem
     for path in paths:

@@ -16,7 +16,7 @@ from email.errors import MessageError
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
-from email.policy import Compat32
+from email.policy import Compat32, Policy
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
@@ -58,7 +58,7 @@ class _Counts:
     def __init__(self) -> None:
         self.parts = self.headers = 0
 
-    def new_part(self, policy: Compat32) -> Message:
+    def new_part(self, policy: Policy) -> Message:
         self.parts += 1
         if self.parts > MOST_PARTS:
             raise Unreadable(f"it has more than {MOST_PARTS} MIME parts")
@@ -71,17 +71,19 @@ class _Counts:
 
 
 class _CountingPolicy(Compat32):
-    counts: _Counts | None = None
+    counts: _Counts
+
+    def __init__(self, counts: _Counts) -> None:
+        super().__init__(message_factory=counts.new_part)
+        object.__setattr__(self, "counts", counts)  # a policy refuses attributes set the ordinary way
 
     def header_source_parse(self, sourcelines: list[str]) -> tuple[str, str]:
-        assert self.counts is not None
         self.counts.header()
         return super().header_source_parse(sourcelines)
 
 
 def _bounded_policy() -> _CountingPolicy:
-    counts = _Counts()
-    return _CountingPolicy(counts=counts, message_factory=counts.new_part)
+    return _CountingPolicy(_Counts())
 
 
 def read_message(raw: bytes) -> Message:

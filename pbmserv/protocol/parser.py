@@ -8,7 +8,7 @@ The grammar follows the old pbmserv servers: the Subject holds one command
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -508,11 +508,18 @@ def _at_most_boards(count: int, verb: str, syntax: str, game: str) -> None:
         )
 
 
-def _on_board(command: type, or_all: bool, game: str, args: list[str], syntax: str) -> Command:
-    """`GAME VERB board userid password`, where `all` may stand for the board if `or_all`."""
-    what = "board number or 'all'" if or_all else "board number"
-    board, userid, password = _exactly(args, (what, "userid", "password"), syntax, game)
-    number = None if or_all and board.lower() == "all" else _board(board, syntax, game)
+def _on_board(command: Callable[[str, int, str, str], Command], game: str, args: list[str], syntax: str) -> Command:
+    """`GAME VERB board userid password`."""
+    board, userid, password = _exactly(args, ("board number", "userid", "password"), syntax, game)
+    return command(game, _board(board, syntax, game), _userid(userid, syntax, game), password)
+
+
+def _on_board_or_all(
+    command: Callable[[str, int | None, str, str], Command], game: str, args: list[str], syntax: str
+) -> Command:
+    """`GAME VERB board userid password`, where `all` (None) may stand for the board."""
+    board, userid, password = _exactly(args, ("board number or 'all'", "userid", "password"), syntax, game)
+    number = None if board.lower() == "all" else _board(board, syntax, game)
     return command(game, number, _userid(userid, syntax, game), password)
 
 
@@ -545,12 +552,12 @@ def _history(game: str, args: list[str], syntax: str) -> Command:
     return History(game, _userid(args[0], syntax, game) if args else None)
 
 
-_GAME_PARSERS = {
+_GAME_PARSERS: dict[str, Callable[[str, list[str], str], Command]] = {
     "showas": _showas,
-    "subscribe": partial(_on_board, Subscribe, True),
-    "unsubscribe": partial(_on_board, Unsubscribe, True),
-    "notify": partial(_on_board, Notify, False),
-    "chat": partial(_on_board, Chat, False),
+    "subscribe": partial(_on_board_or_all, Subscribe),
+    "unsubscribe": partial(_on_board_or_all, Unsubscribe),
+    "notify": partial(_on_board, Notify),
+    "chat": partial(_on_board, Chat),
     "accept": partial(_accepting, True),
     "reject": partial(_accepting, False),
     "limit": _limit,
