@@ -643,11 +643,11 @@ def header_values(draw: st.DrawFn) -> bytes:
         name = draw(st.text(max_size=10)).replace("\n", " ")
         return f'"{name}" <{draw(st.emails())}>'.encode("utf-8", "surrogatepass")
     if kind == "encoded":
-        charset = draw(st.sampled_from(_CHARSETS)).encode("utf-8")
+        encoded_charset = draw(st.sampled_from(_CHARSETS)).encode("utf-8")
         scheme = draw(st.sampled_from([b"B", b"Q", b"b", b"X"]))
         payload = draw(st.binary(max_size=20))
         data = base64.b64encode(payload) if scheme in (b"B", b"b") else payload.hex().upper().encode()
-        return b"=?" + charset + b"?" + scheme + b"?" + data + b"?="
+        return b"=?" + encoded_charset + b"?" + scheme + b"?" + data + b"?="
     if kind == "content-type":
         maintype = draw(st.sampled_from(["text/plain", "text/html", "multipart/mixed", "multipart/alternative",
                                          "message/rfc822", "application/pdf", "text", ""]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from email import policy
+from email.message import EmailMessage
 from email.parser import BytesParser
 
 from hypothesis import given
@@ -19,7 +20,7 @@ def reply(subject: str = "Majority Board 101 bob", body: str = "Your move.\n", *
     return compose(sender="pbmserv@example.org", recipient="bob@example.org", subject=subject, body=body, date=WHEN, **extra)
 
 
-def read(raw: bytes):  # type: ignore[no-untyped-def]
+def read(raw: bytes) -> EmailMessage:
     return BytesParser(policy=policy.default).parsebytes(raw)
 
 
