@@ -17,9 +17,9 @@ def _nim() -> Game:
     [source] = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
     namespace: dict[str, object] = {}
     exec(compile(source, str(GUIDE), "exec"), namespace)
-    game = namespace["Nim"]()
-    assert isinstance(game, Game)
-    return game
+    nim = namespace["Nim"]
+    assert isinstance(nim, type) and issubclass(nim, Game)
+    return nim()
 
 
 def test_the_guide_s_game_plays_to_the_end_and_keeps_the_contract() -> None:
