@@ -371,7 +371,7 @@ def test_hiding_is_a_secret_move():
     state = PSYCHE.new({"size": "6"}, PLAYERS)
     assert PSYCHE.is_secret_move(state, WHITE, " HIDE  A1")
     assert PSYCHE.canonical_move(state, WHITE, " HIDE  A 1") == "hide a1"
-    assert not PSYCHE.is_secret_move(state, WHITE, "reveal")
+    assert not PSYCHE.is_secret_move(hidden("a1", "d5"), WHITE, "reveal")
 
 
 def test_the_hidden_stone_is_shown_to_its_owner_only():
