@@ -144,7 +144,8 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
         state = reveal(state, seat)
     geo = geometry(state.size)
     board = state.board[:square] + STONE[seat] + state.board[square + 1 :]
-    hidden_lines = geo.lines_through[state.hidden[seat]] if state.hidden[seat] is not None else ()
+    own_hidden = state.hidden[seat]
+    hidden_lines = geo.lines_through[own_hidden] if own_hidden is not None else ()
     completions = list(state.completed_at[seat])
     for line in geo.lines_through[square]:
         stones = board[geo.line_slices[line]].count(STONE[seat]) + (line in hidden_lines)

@@ -103,24 +103,28 @@ def knowledge(state: MajorityState, viewer: int | None) -> Knowledge:
             for line in geo.lines_through[square]:
                 counts[seat][line] += 1
     now = start_of(state.placed)
+    hidden_lines = [geo.lines_through[square] if square is not None else () for square in state.hidden]
     tricks = tuple(
         OPEN  # most lines: nothing to judge
         if completed == (None, None)
-        else judge_trick(_completions(state, line, known), now)
+        else judge_trick(_completions(state, line, hidden_lines, known), now)
         for line, completed in enumerate(zip(*state.completed_at))
     )
     return Knowledge(tricks, (tuple(counts[0]), tuple(counts[1])), (known[0], known[1]))
 
 
-def _completions(state: MajorityState, line: int, known_hidden: Sequence[int | None]) -> list[Completion]:
-    """The completions of `line` that a viewer who knows `known_hidden` knows of."""
-    geo = geometry(state.size)
+def _completions(
+    state: MajorityState, line: int, hidden_lines: Sequence[tuple[int, ...]], known_hidden: Sequence[int | None]
+) -> list[Completion]:
+    """The completions of `line` known to a viewer who knows the hidden
+    stones in `known_hidden`; `hidden_lines`: the lines through each side's
+    hidden stone."""
     found = []
     for side in (WHITE, BLACK):
-        turn, hidden = state.completed_at[side][line], state.hidden[side]
+        turn = state.completed_at[side][line]
         if turn is None:
             continue
-        if hidden is None or line not in geo.lines_through[hidden]:
+        if line not in hidden_lines[side]:
             found.append(Completion(side, turn, stone_of(turn)))
         elif known_hidden[side] is not None:
             revealed = state.revealed_at[side]
@@ -133,7 +137,7 @@ def _completions(state: MajorityState, line: int, known_hidden: Sequence[int | N
 def final_holders(seen: Knowledge) -> tuple[int | None, ...]:
     """Who would get each trick if the game ended now (known hidden stones
     revealed now, open lines to the majority)."""
-    holders = []
+    holders: list[int | None] = []
     for line, trick in enumerate(seen.tricks):
         if trick.waiting is not None:
             holders.append(trick.waiting)

@@ -64,7 +64,8 @@ def render(state: MajorityState, viewer: int | None) -> str:
 
     def mark(line: int) -> str:
         if awarded is not None:
-            return STONE[awarded[line]] if awarded[line] is not None else EMPTY
+            holder = awarded[line]
+            return STONE[holder] if holder is not None else EMPTY
         trick = seen.tricks[line]
         if trick.waiting is not None:
             return "!" if trick.holder is not None else STONE[trick.waiting].lower()

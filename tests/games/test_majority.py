@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.majority import Majority, MajorityState, Psychomachia
+from games.majority.moves import Hide, Place, Reveal
+from games.majority.tricks import Completion, Trick, judge_trick, start_of, stone_of
 from pbmserv.gamekit import IllegalMove, InvalidOption
 from tests.game_invariants import GARBAGE_MOVES, check_random_game
 
@@ -554,6 +556,76 @@ def test_the_deadline_runs_from_when_the_opponents_completion_becomes_public():
     assert trick(state, WHITE, "row 1") == "!"
     assert trick(run(state, "reveal,e3"), None, "row 1") == "W"
     assert trick(run(state, "e3", "d3"), None, "row 1") == "B"
+
+
+# -- the trick rule, told in moments -------------------------------------------------------------------
+def test_the_first_completion_wins_once_shown():
+    assert judge_trick([], start_of(9)) == Trick()
+    assert judge_trick([Completion(WHITE, 4, stone_of(4))], start_of(5)) == Trick(holder=WHITE)
+    # resting on a hidden stone nobody else has seen yet: White's once revealed
+    assert judge_trick([Completion(WHITE, 4, None)], start_of(5)) == Trick(waiting=WHITE)
+    # a later completion that cannot be seen yet takes nothing away
+    secret_rival = [Completion(WHITE, 4, None), Completion(BLACK, 7, None)]
+    assert judge_trick(secret_rival, start_of(9)) == Trick(waiting=WHITE)
+
+
+def test_a_first_completion_shown_by_the_next_turn_after_the_rival_was_shown_stands():
+    rival = Completion(BLACK, 7, stone_of(7))  # the deadline: the start of turn 8, White's
+    assert judge_trick([Completion(WHITE, 4, start_of(8)), rival], start_of(9)) == Trick(holder=WHITE)
+    assert judge_trick([Completion(WHITE, 4, start_of(10)), rival], start_of(11)) == Trick(holder=BLACK, late=WHITE)
+    # not revealed yet: White may still do it at the start of turn 8, not later
+    assert judge_trick([Completion(WHITE, 4, None), rival], start_of(8)) == Trick(holder=BLACK, waiting=WHITE)
+    assert judge_trick([Completion(WHITE, 4, None), rival], start_of(9)) == Trick(holder=BLACK, late=WHITE)
+    # a rival shown by a reveal at the start of turn 7 sets the same deadline
+    revealed_rival = Completion(BLACK, 5, start_of(7))
+    assert judge_trick([Completion(WHITE, 4, start_of(8)), revealed_rival], start_of(9)) == Trick(holder=WHITE)
+
+
+# -- moves as values ------------------------------------------------------------------------------------
+def test_a_move_reads_into_a_value_whose_text_reads_back_into_it():
+    setup = PSYCHE.new({"size": "6"}, PLAYERS)
+    playing = hidden("a1", "d5")
+    for state, text, canonical in [
+        (setup, " HIDE  A 1", "hide a1"),
+        (playing, "C 1", "c1"),
+        (playing, "Reveal , C1", "reveal,c1"),
+        (playing, "reveal", "reveal"),
+        (playing, "reveal a1", "reveal"),  # the hidden stone's own square: a reveal alone
+    ]:
+        move = PSYCHE.read_move(state, WHITE, text)
+        assert str(move) == canonical
+        assert PSYCHE.read_move(state, WHITE, str(move)) == move
+        assert PSYCHE.apply(state, WHITE, move) == PSYCHE.play(state, WHITE, text)
+    assert PSYCHE.read_move(playing, WHITE, "reveal,c1") == Place(square=2, size=6, reveal=True)
+    assert PSYCHE.read_move(playing, WHITE, "reveal") == Reveal()
+    assert PSYCHE.read_move(setup, BLACK, "hide b1") == Hide(square=1, size=6)
+
+
+def test_only_the_hiding_of_a_stone_is_a_secret_move():
+    assert PSYCHE.read_move(PSYCHE.new({"size": "6"}, PLAYERS), BLACK, "hide d5").secret
+    state = hidden("a1", "d5")
+    for text in ("c1", "reveal", "reveal,c1"):
+        assert not PSYCHE.read_move(state, WHITE, text).secret
+    assert not GAME.read_move(plain(), WHITE, "c1").secret
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("b1", "b1 is a light square: White plays on dark squares."),
+        ("a1", "a1 holds your hidden stone: play on another empty dark square."),
+        ("c1,e1", "Place one stone per turn: write one square, like e5."),
+        ("reveal,a1,c1", "Reveal and place one stone at most: write reveal, or reveal,e5."),
+        ("hide c1", "Stones are hidden only before the first move: now place a stone, like e5."),
+    ],
+)
+def test_read_move_refuses_what_the_rules_forbid_and_says_how_to_do_it_right(text, message):
+    state = hidden("a1", "d5")
+    with pytest.raises(IllegalMove) as caught:
+        PSYCHE.read_move(state, WHITE, text)
+    assert caught.value.message == message
+    with pytest.raises(IllegalMove, match="not your turn"):
+        PSYCHE.read_move(state, BLACK, "d1")
 
 
 # -- leak checks --------------------------------------------------------------------------------------
