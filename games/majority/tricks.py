@@ -61,7 +61,9 @@ def judge_trick(completions: Sequence[Completion], now: Moment) -> Trick:
     made it, but only once the hidden stone is revealed. If the other side
     completes the trick later, the first side keeps it only by revealing no
     later than their own next turn after that later completion could be
-    seen; otherwise the later completion stands.
+    seen; otherwise the later completion stands. The hidden stones still
+    unrevealed when all stones are placed are revealed then, in time for
+    every trick whose deadline has not passed.
     """
     if not completions:
         return OPEN
@@ -70,7 +72,7 @@ def judge_trick(completions: Sequence[Completion], now: Moment) -> Trick:
     if rival is None or rival.shown is None:
         # no rival anyone can see: the first completion wins as soon as it is shown
         return Trick(holder=first.side) if first.shown is not None else Trick(waiting=first.side)
-    deadline = start_of(rival.shown.turn + 1)  # the first side's next turn
+    deadline = start_of(rival.shown.turn + 1)  # the first side's next turn after the rival was shown
     if first.shown is not None and first.shown <= deadline:
         return Trick(holder=first.side)
     if first.shown is None and now <= deadline:
