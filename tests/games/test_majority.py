@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from games.majority import Majority, MajorityState, Psychomachia
 from games.majority.moves import Hide, Place, Reveal
 from games.majority.tricks import Completion, Trick, judge_trick, start_of, stone_of
-from pbmserv.gamekit import IllegalMove, InvalidOption
+from pbmserv.gamekit import IllegalMove, InvalidOption, Outcome
 from tests.game_invariants import GARBAGE_MOVES, check_random_game
 
 GAME = Majority()
@@ -52,6 +52,12 @@ def refusal(state: MajorityState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
     return caught.value.message
+
+
+def final(state: MajorityState) -> Outcome:
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    return outcome
 
 
 def board_cells(text: str, size: int) -> dict[str, str]:
@@ -267,13 +273,13 @@ def test_open_lines_go_to_the_majority_and_equal_counts_are_drawn():
     # W a1 c1, B b1 b3: row 1 is 2-1 for White, row 3 and column b Black's,
     # columns a and c White's; nothing else holds a stone.
     state = run(plain(6, 2), "a1", "b1", "c1", "b3")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     assert outcome.scores == (2 + 1 + 1 + 0.5, 1 + 1)
     assert outcome.winners == (WHITE,)
-    assert all(isinstance(score, float) for score in outcome.scores)
+    assert all(isinstance(score, float) for score in outcome.scores or ())
     # W a1 c1, B b1 d1: row 1 is 2-2 and unfinished, so nobody gets it
     state = run(plain(6, 2), "a1", "b1", "c1", "d1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     assert outcome.scores == (1 + 1 + 0.5, 1 + 1)
     assert outcome.winners == (WHITE,)
     assert "2.5 points to 2" in outcome.reason
@@ -282,14 +288,14 @@ def test_open_lines_go_to_the_majority_and_equal_counts_are_drawn():
 def test_black_wins_with_more_points_and_the_half_point_breaks_no_tie_for_black():
     # Black completes row 1 (three white stones on it); White's stones lie apart
     state = run(plain(6, 3), "a1", "b1", "c1", "d1", "e1", "f1")
-    assert GAME.outcome(state).scores == (1 + 3 + 1 + 1 + 1 + 0.5, 1 + 1 + 1)
+    assert final(state).scores == (1 + 3 + 1 + 1 + 1 + 0.5, 1 + 1 + 1)
     state = run(plain(6, 3), "a1", "b1", "c3", "d1", "e5", "f1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     # row 1 Black's: 1 + 1 white stone; rows 3, 5 and columns a, c, e White's
     assert outcome.scores == (5 + 0.5, 2 + 1 + 1 + 1)
     assert outcome.winners == (WHITE,)
     state = run(plain(6, 3), "a1", "b1", "a3", "d1", "a5", "f1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     # column a (White's completion: a1 a3 a5) 1, rows 3 and 5: 2 -> 3.5;
     # row 1 Black's completion: 1 + 1, columns b d f: 3 -> 5
     assert outcome.scores == (3.5, 5.0)
@@ -516,7 +522,7 @@ def test_a_line_the_opponent_completed_first_stays_theirs():
 
 def test_the_final_reveal_is_in_time_for_a_completion_on_the_very_last_move():
     state = run(hidden("a1", "a6", stones=3), "c1", "b1", "e1", "d1", "c3", "f1")
-    outcome = PSYCHE.outcome(state)
+    outcome = final(state)
     assert trick(state, None, "row 1") == "W"
     # row 1: 1 + b1 d1 f1; row 3, columns c and e: 1 each; row 6 (a6) and
     # columns b d f Black's; column a is 1-1 with both hidden stones
@@ -691,8 +697,9 @@ def label(state: MajorityState, square: int) -> str:
     return f"{FILES[square % state.size]}{square // state.size + 1}"
 
 
-def assert_hidden_stones_stay_hidden(game, state: MajorityState) -> None:
+def assert_hidden_stones_stay_hidden(game, state: object) -> None:
     """Also: the state survives JSON, and every view fits a 72-column mail."""
+    assert isinstance(state, MajorityState)
     assert game.decode(json.loads(json.dumps(game.encode(state)))) == state
     views = {viewer: game.render(state, viewer) for viewer in (WHITE, BLACK, None)}
     for text in views.values():
@@ -707,13 +714,15 @@ def assert_hidden_stones_stay_hidden(game, state: MajorityState) -> None:
         assert board_cells(views[owner], state.size)[where] == "wb"[owner]
 
 
-def never_legal(state: MajorityState, seat: int) -> list[str]:
+def never_legal(state: object, seat: int) -> list[str]:
     """Texts `seat` may not play now: taken squares, its own hidden square,
     a reveal with nothing to reveal, a pass, a second stone."""
+    assert isinstance(state, MajorityState)
     texts = ["pass", "c1,e1"]
     texts += [label(state, i) for i, mark in enumerate(state.board) if mark != "."][:4]
-    if state.hidden[seat] is not None:
-        texts.append(label(state, state.hidden[seat]))
+    own_hidden = state.hidden[seat]
+    if own_hidden is not None:
+        texts.append(label(state, own_hidden))
     if state.hidden[seat] is None or state.revealed_at[seat] is not None:
         texts.append("reveal")
     return texts
@@ -744,6 +753,7 @@ def test_random_games_keep_the_contract(game, options, seed):
     state, outcome = check_random_game(
         game, options, seed, extra_refused=never_legal, check_views=assert_hidden_stones_stay_hidden
     )
+    assert isinstance(state, MajorityState) and outcome.scores is not None
     assert state.placed == 2 * state.stones
     assert len(outcome.winners) == 1
     assert outcome.scores[WHITE] % 1 == 0.5 and outcome.scores[BLACK] % 1 == 0
