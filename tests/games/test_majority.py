@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.majority import Majority, MajorityState, Psychomachia
-from pbmserv.gamekit import IllegalMove, InvalidOption
+from games.majority.moves import Hide, Place, Reveal
+from games.majority.tricks import Completion, Trick, judge_trick, start_of, stone_of
+from pbmserv.gamekit import IllegalMove, InvalidOption, Outcome
 from tests.game_invariants import GARBAGE_MOVES, check_random_game
 
 GAME = Majority()
@@ -50,6 +52,12 @@ def refusal(state: MajorityState, seat: int, text: str) -> str:
     with pytest.raises(IllegalMove) as caught:
         GAME.play(state, seat, text)
     return caught.value.message
+
+
+def final(state: MajorityState) -> Outcome:
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    return outcome
 
 
 def board_cells(text: str, size: int) -> dict[str, str]:
@@ -265,13 +273,13 @@ def test_open_lines_go_to_the_majority_and_equal_counts_are_drawn():
     # W a1 c1, B b1 b3: row 1 is 2-1 for White, row 3 and column b Black's,
     # columns a and c White's; nothing else holds a stone.
     state = run(plain(6, 2), "a1", "b1", "c1", "b3")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     assert outcome.scores == (2 + 1 + 1 + 0.5, 1 + 1)
     assert outcome.winners == (WHITE,)
-    assert all(isinstance(score, float) for score in outcome.scores)
+    assert all(isinstance(score, float) for score in outcome.scores or ())
     # W a1 c1, B b1 d1: row 1 is 2-2 and unfinished, so nobody gets it
     state = run(plain(6, 2), "a1", "b1", "c1", "d1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     assert outcome.scores == (1 + 1 + 0.5, 1 + 1)
     assert outcome.winners == (WHITE,)
     assert "2.5 points to 2" in outcome.reason
@@ -280,14 +288,14 @@ def test_open_lines_go_to_the_majority_and_equal_counts_are_drawn():
 def test_black_wins_with_more_points_and_the_half_point_breaks_no_tie_for_black():
     # Black completes row 1 (three white stones on it); White's stones lie apart
     state = run(plain(6, 3), "a1", "b1", "c1", "d1", "e1", "f1")
-    assert GAME.outcome(state).scores == (1 + 3 + 1 + 1 + 1 + 0.5, 1 + 1 + 1)
+    assert final(state).scores == (1 + 3 + 1 + 1 + 1 + 0.5, 1 + 1 + 1)
     state = run(plain(6, 3), "a1", "b1", "c3", "d1", "e5", "f1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     # row 1 Black's: 1 + 1 white stone; rows 3, 5 and columns a, c, e White's
     assert outcome.scores == (5 + 0.5, 2 + 1 + 1 + 1)
     assert outcome.winners == (WHITE,)
     state = run(plain(6, 3), "a1", "b1", "a3", "d1", "a5", "f1")
-    outcome = GAME.outcome(state)
+    outcome = final(state)
     # column a (White's completion: a1 a3 a5) 1, rows 3 and 5: 2 -> 3.5;
     # row 1 Black's completion: 1 + 1, columns b d f: 3 -> 5
     assert outcome.scores == (3.5, 5.0)
@@ -371,7 +379,7 @@ def test_hiding_is_a_secret_move():
     state = PSYCHE.new({"size": "6"}, PLAYERS)
     assert PSYCHE.is_secret_move(state, WHITE, " HIDE  A1")
     assert PSYCHE.canonical_move(state, WHITE, " HIDE  A 1") == "hide a1"
-    assert not PSYCHE.is_secret_move(state, WHITE, "reveal")
+    assert not PSYCHE.is_secret_move(hidden("a1", "d5"), WHITE, "reveal")
 
 
 def test_the_hidden_stone_is_shown_to_its_owner_only():
@@ -514,7 +522,7 @@ def test_a_line_the_opponent_completed_first_stays_theirs():
 
 def test_the_final_reveal_is_in_time_for_a_completion_on_the_very_last_move():
     state = run(hidden("a1", "a6", stones=3), "c1", "b1", "e1", "d1", "c3", "f1")
-    outcome = PSYCHE.outcome(state)
+    outcome = final(state)
     assert trick(state, None, "row 1") == "W"
     # row 1: 1 + b1 d1 f1; row 3, columns c and e: 1 each; row 6 (a6) and
     # columns b d f Black's; column a is 1-1 with both hidden stones
@@ -554,6 +562,76 @@ def test_the_deadline_runs_from_when_the_opponents_completion_becomes_public():
     assert trick(state, WHITE, "row 1") == "!"
     assert trick(run(state, "reveal,e3"), None, "row 1") == "W"
     assert trick(run(state, "e3", "d3"), None, "row 1") == "B"
+
+
+# -- the trick rule, told in moments -------------------------------------------------------------------
+def test_the_first_completion_wins_once_shown():
+    assert judge_trick([], start_of(9)) == Trick()
+    assert judge_trick([Completion(WHITE, 4, stone_of(4))], start_of(5)) == Trick(holder=WHITE)
+    # resting on a hidden stone nobody else has seen yet: White's once revealed
+    assert judge_trick([Completion(WHITE, 4, None)], start_of(5)) == Trick(waiting=WHITE)
+    # a later completion that cannot be seen yet takes nothing away
+    secret_rival = [Completion(WHITE, 4, None), Completion(BLACK, 7, None)]
+    assert judge_trick(secret_rival, start_of(9)) == Trick(waiting=WHITE)
+
+
+def test_a_first_completion_shown_by_the_next_turn_after_the_rival_was_shown_stands():
+    rival = Completion(BLACK, 7, stone_of(7))  # the deadline: the start of turn 8, White's
+    assert judge_trick([Completion(WHITE, 4, start_of(8)), rival], start_of(9)) == Trick(holder=WHITE)
+    assert judge_trick([Completion(WHITE, 4, start_of(10)), rival], start_of(11)) == Trick(holder=BLACK, late=WHITE)
+    # not revealed yet: White may still do it at the start of turn 8, not later
+    assert judge_trick([Completion(WHITE, 4, None), rival], start_of(8)) == Trick(holder=BLACK, waiting=WHITE)
+    assert judge_trick([Completion(WHITE, 4, None), rival], start_of(9)) == Trick(holder=BLACK, late=WHITE)
+    # a rival shown by a reveal at the start of turn 7 sets the same deadline
+    revealed_rival = Completion(BLACK, 5, start_of(7))
+    assert judge_trick([Completion(WHITE, 4, start_of(8)), revealed_rival], start_of(9)) == Trick(holder=WHITE)
+
+
+# -- moves as values ------------------------------------------------------------------------------------
+def test_a_move_reads_into_a_value_whose_text_reads_back_into_it():
+    setup = PSYCHE.new({"size": "6"}, PLAYERS)
+    playing = hidden("a1", "d5")
+    for state, text, canonical in [
+        (setup, " HIDE  A 1", "hide a1"),
+        (playing, "C 1", "c1"),
+        (playing, "Reveal , C1", "reveal,c1"),
+        (playing, "reveal", "reveal"),
+        (playing, "reveal a1", "reveal"),  # the hidden stone's own square: a reveal alone
+    ]:
+        move = PSYCHE.read_move(state, WHITE, text)
+        assert str(move) == canonical
+        assert PSYCHE.read_move(state, WHITE, str(move)) == move
+        assert PSYCHE.apply(state, WHITE, move) == PSYCHE.play(state, WHITE, text)
+    assert PSYCHE.read_move(playing, WHITE, "reveal,c1") == Place(square=2, size=6, reveal=True)
+    assert PSYCHE.read_move(playing, WHITE, "reveal") == Reveal()
+    assert PSYCHE.read_move(setup, BLACK, "hide b1") == Hide(square=1, size=6)
+
+
+def test_only_the_hiding_of_a_stone_is_a_secret_move():
+    assert PSYCHE.read_move(PSYCHE.new({"size": "6"}, PLAYERS), BLACK, "hide d5").secret
+    state = hidden("a1", "d5")
+    for text in ("c1", "reveal", "reveal,c1"):
+        assert not PSYCHE.read_move(state, WHITE, text).secret
+    assert not GAME.read_move(plain(), WHITE, "c1").secret
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("b1", "b1 is a light square: White plays on dark squares."),
+        ("a1", "a1 holds your hidden stone: play on another empty dark square."),
+        ("c1,e1", "Place one stone per turn: write one square, like e5."),
+        ("reveal,a1,c1", "Reveal and place one stone at most: write reveal, or reveal,e5."),
+        ("hide c1", "Stones are hidden only before the first move: now place a stone, like e5."),
+    ],
+)
+def test_read_move_refuses_what_the_rules_forbid_and_says_how_to_do_it_right(text, message):
+    state = hidden("a1", "d5")
+    with pytest.raises(IllegalMove) as caught:
+        PSYCHE.read_move(state, WHITE, text)
+    assert caught.value.message == message
+    with pytest.raises(IllegalMove, match="not your turn"):
+        PSYCHE.read_move(state, BLACK, "d1")
 
 
 # -- leak checks --------------------------------------------------------------------------------------
@@ -619,8 +697,9 @@ def label(state: MajorityState, square: int) -> str:
     return f"{FILES[square % state.size]}{square // state.size + 1}"
 
 
-def assert_hidden_stones_stay_hidden(game, state: MajorityState) -> None:
+def assert_hidden_stones_stay_hidden(game, state: object) -> None:
     """Also: the state survives JSON, and every view fits a 72-column mail."""
+    assert isinstance(state, MajorityState)
     assert game.decode(json.loads(json.dumps(game.encode(state)))) == state
     views = {viewer: game.render(state, viewer) for viewer in (WHITE, BLACK, None)}
     for text in views.values():
@@ -635,13 +714,15 @@ def assert_hidden_stones_stay_hidden(game, state: MajorityState) -> None:
         assert board_cells(views[owner], state.size)[where] == "wb"[owner]
 
 
-def never_legal(state: MajorityState, seat: int) -> list[str]:
+def never_legal(state: object, seat: int) -> list[str]:
     """Texts `seat` may not play now: taken squares, its own hidden square,
     a reveal with nothing to reveal, a pass, a second stone."""
+    assert isinstance(state, MajorityState)
     texts = ["pass", "c1,e1"]
     texts += [label(state, i) for i, mark in enumerate(state.board) if mark != "."][:4]
-    if state.hidden[seat] is not None:
-        texts.append(label(state, state.hidden[seat]))
+    own_hidden = state.hidden[seat]
+    if own_hidden is not None:
+        texts.append(label(state, own_hidden))
     if state.hidden[seat] is None or state.revealed_at[seat] is not None:
         texts.append("reveal")
     return texts
@@ -672,6 +753,7 @@ def test_random_games_keep_the_contract(game, options, seed):
     state, outcome = check_random_game(
         game, options, seed, extra_refused=never_legal, check_views=assert_hidden_stones_stay_hidden
     )
+    assert isinstance(state, MajorityState) and outcome.scores is not None
     assert state.placed == 2 * state.stones
     assert len(outcome.winners) == 1
     assert outcome.scores[WHITE] % 1 == 0.5 and outcome.scores[BLACK] % 1 == 0

@@ -1,0 +1,176 @@
+"""The rules of Majority and Psychomachia that move stones (RULES.md,
+section 2): whose turn it is, where a stone may go, and what hiding,
+revealing and placing do to a board. Who holds a trick is games.majority.tricks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import TypeVar
+
+from games.majority.state import BLACK, COLOUR, EMPTY, SIDES, STONE, WHITE, MajorityState
+from pbmserv.gamekit import IllegalMove, SquareGrid
+
+#: a square of each side's colour on every board size, for examples in messages
+#: (see example_square: another square when this one cannot be played)
+EXAMPLE = ("e5", "d5")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The fixed facts of one board size."""
+
+    size: int
+    grid: SquareGrid
+    labels: tuple[str, ...]  # by cell index (rank * size + file)
+    sides: tuple[int, ...]  # by cell index: whose colour the square is
+    #: each line, rows 1.. then columns a.., as a slice of the board string
+    line_slices: tuple[slice, ...]
+    lines_through: tuple[tuple[int, int], ...]  # by cell index: its row, its column
+    #: each side's squares in reading order
+    side_cells: tuple[tuple[int, ...], ...]
+
+    def index(self, cell: tuple[int, int]) -> int:
+        return cell[1] * self.size + cell[0]
+
+
+@cache
+def geometry(size: int) -> Geometry:
+    grid = SquareGrid(size, size)
+    index = {cell: cell[1] * size + cell[0] for cell in grid.cells}
+    cells = sorted(index, key=index.__getitem__)
+    sides = tuple(WHITE if grid.is_dark(cell) else BLACK for cell in cells)
+    return Geometry(
+        size=size,
+        grid=grid,
+        labels=tuple(grid.label(cell) for cell in cells),
+        sides=sides,
+        line_slices=tuple(slice(rank * size, (rank + 1) * size) for rank in range(size))
+        + tuple(slice(file, None, size) for file in range(size)),
+        lines_through=tuple((i // size, size + i % size) for i in range(size * size)),
+        side_cells=tuple(
+            tuple(index[cell] for cell in grid.cells if sides[index[cell]] == seat) for seat in (WHITE, BLACK)
+        ),
+    )
+
+
+# -- whose turn ----------------------------------------------------------------------
+def to_move(state: MajorityState) -> frozenset[int]:
+    if state.over:
+        return frozenset()
+    if state.in_setup:
+        return frozenset(seat for seat in (WHITE, BLACK) if state.hidden[seat] is None)
+    return frozenset({state.mover})
+
+
+def not_your_turn(state: MajorityState, seat: int) -> str:
+    if state.in_setup:
+        waiting = [state.players[s] for s in (WHITE, BLACK) if state.hidden[s] is None]
+        return f"You have hidden your stone already: waiting for {waiting[0]} to hide theirs."
+    return f"It is not your turn: {state.players[state.mover]} ({SIDES[state.mover]}) is to move."
+
+
+# -- where a stone may go --------------------------------------------------------------
+def check_colour(state: MajorityState, seat: int, square: int, verb: str) -> None:
+    geo = geometry(state.size)
+    if geo.sides[square] != seat:
+        raise IllegalMove(
+            f"{geo.labels[square]} is a {COLOUR[1 - seat]} square: "
+            f"{SIDES[seat]} {verb} on {COLOUR[seat]} squares."
+        )
+
+
+def check_placement(state: MajorityState, seat: int, square: int) -> None:
+    label = geometry(state.size).labels[square]
+    check_colour(state, seat, square, "plays")
+    if state.board[square] != EMPTY:
+        raise IllegalMove(f"{label} already holds your stone: play on an empty {COLOUR[seat]} square.")
+    if square == state.hidden[seat]:
+        raise IllegalMove(f"{label} holds your hidden stone: play on another empty {COLOUR[seat]} square.")
+
+
+def legal_moves(state: MajorityState, seat: int) -> list[str]:
+    """Every square `seat` may play, "hide <square>" in the set-up, and
+    "reveal" while its stone is hidden ("reveal,<square>" is exactly
+    "reveal" followed by that square, so it is not listed)."""
+    if seat not in to_move(state):
+        return []
+    geo = geometry(state.size)
+    if state.in_setup:
+        return [f"hide {geo.labels[i]}" for i in geo.side_cells[seat]]
+    own_hidden = state.hidden[seat]
+    moves = [geo.labels[i] for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden]
+    if own_hidden is not None and state.revealed_at[seat] is None:
+        moves.append("reveal")
+    return moves
+
+
+def example_square(state: MajorityState, seat: int) -> str:
+    """A square `seat` could play now, for examples in messages: e5 / d5
+    while empty, else the first empty square of the seat's colour. It
+    leaves out the seat's own hidden square (the help suggests hide e5,
+    and "reveal,e5" would then be a reveal alone), so it is shown only to
+    that seat, or once the hidden stone is revealed."""
+    geo = geometry(state.size)
+    preferred = geo.index(geo.grid.parse(EXAMPLE[seat]))
+    free = (
+        square
+        for square in (preferred, *geo.side_cells[seat])
+        if state.board[square] == EMPTY and square != state.hidden[seat]
+    )
+    return geo.labels[next(free, preferred)]
+
+
+# -- what a move does --------------------------------------------------------------------
+def hide(state: MajorityState, seat: int, square: int) -> MajorityState:
+    return replace(state, hidden=_set(state.hidden, seat, square), last=(seat, "hide", square))
+
+
+def reveal(state: MajorityState, seat: int) -> MajorityState:
+    """`seat` shows its hidden stone at the start of this turn; the turn goes on."""
+    square = state.hidden[seat]
+    assert square is not None
+    return replace(state, revealed_at=_set(state.revealed_at, seat, state.placed), last=(seat, "reveal", square))
+
+
+def place(state: MajorityState, seat: int, square: int, *, revealing: bool = False) -> MajorityState:
+    """`seat`'s stone on `square` (after revealing its hidden stone when
+    `revealing`), recording each line it completes: every square of the
+    seat's colour on the line then holds the seat's stone, the hidden one
+    counted. When this was the last stone, the hidden stones are revealed."""
+    if revealing:
+        state = reveal(state, seat)
+    geo = geometry(state.size)
+    board = state.board[:square] + STONE[seat] + state.board[square + 1 :]
+    own_hidden = state.hidden[seat]
+    hidden_lines = geo.lines_through[own_hidden] if own_hidden is not None else ()
+    completions = list(state.completed_at[seat])
+    for line in geo.lines_through[square]:
+        stones = board[geo.line_slices[line]].count(STONE[seat]) + (line in hidden_lines)
+        if stones == state.size // 2:  # a line has size / 2 squares of each colour
+            completions[line] = state.placed
+    placed = state.placed + 1
+    revealed_at = state.revealed_at
+    if placed == 2 * state.stones:
+        revealed_at = (
+            _final_reveal(state.hidden[WHITE], revealed_at[WHITE], placed),
+            _final_reveal(state.hidden[BLACK], revealed_at[BLACK], placed),
+        )
+    return replace(
+        state,
+        board=board,
+        placed=placed,
+        revealed_at=revealed_at,
+        completed_at=_set(state.completed_at, seat, tuple(completions)),
+        last=(seat, "reveal,place" if revealing else "place", square),
+    )
+
+
+def _final_reveal(hidden: int | None, revealed_at: int | None, turn: int) -> int | None:
+    return turn if hidden is not None and revealed_at is None else revealed_at
+
+
+def _set(pair: tuple[T, T], seat: int, value: T) -> tuple[T, T]:
+    return (value, pair[1]) if seat == WHITE else (pair[0], value)
