@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import TypedDict
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -41,7 +42,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_report_header() -> str:
-    return f"pbmserv test database: {'PostgreSQL ' + make_url(POSTGRES_URL).database if POSTGRES_URL else 'SQLite'}"
+    return f"pbmserv test database: {f'PostgreSQL {make_url(POSTGRES_URL).database}' if POSTGRES_URL else 'SQLite'}"
 
 
 @pytest.fixture(scope="session")
@@ -79,6 +80,7 @@ def database_url(_session_database: str) -> str:
         else:
             for table in tables:
                 connection.execute(table.delete())
+            assert engine.url.database is not None  # a SQLite URL names its file
             spool = spool_file(engine.url.database)
             for suffix in ("", "-wal", "-shm"):
                 spool.with_name(spool.name + suffix).unlink(missing_ok=True)
@@ -97,8 +99,13 @@ class FakeClock:
         self.now += timedelta(**kwargs)
 
 
+class PasswordCost(TypedDict):
+    password_time_cost: int
+    password_memory_kib: int
+
+
 #: cheap argon2 parameters so that tests are fast; production uses Settings' defaults
-TEST_PASSWORD_COST = {"password_time_cost": 1, "password_memory_kib": 1024}
+TEST_PASSWORD_COST: PasswordCost = {"password_time_cost": 1, "password_memory_kib": 1024}
 
 
 @pytest.fixture

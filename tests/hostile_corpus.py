@@ -25,9 +25,10 @@ from __future__ import annotations
 import base64
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SERVER = "pbmserv@localhost"
 CRLF = "\r\n"
@@ -123,12 +124,12 @@ def raw_mail(
     return (CRLF.join(head) + CRLF + CRLF).encode("latin-1") + text + (b"" if text.endswith(b"\r\n") else b"\r\n")
 
 
-def simple(name: str, sender: str, subject: str, body: str = "", **kwargs) -> Mail:  # type: ignore[no-untyped-def]
+def simple(name: str, sender: str, subject: str, body: str = "", **kwargs: Any) -> Mail:
     """A mail whose envelope sender is its From address."""
     return Mail(name, raw_mail(sender, subject, body, message_id=f"{name}@hostile.example", **kwargs), sender)
 
 
-def lines(count: int, make) -> str:  # type: ignore[no-untyped-def]
+def lines(count: int, make: Callable[[int], str]) -> str:
     return "".join(make(n) + "\n" for n in range(count))
 
 

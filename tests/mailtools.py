@@ -25,9 +25,11 @@ def make_mail(sender: str, subject: str, body: str = "", *, headers: dict[str, s
     return message.as_bytes()
 
 
-def send(runtime: Runtime, sender: str, subject: str, body: str = "", **kwargs) -> list[tuple[str, EmailMessage]]:  # type: ignore[no-untyped-def]
+def send(
+    runtime: Runtime, sender: str, subject: str, body: str = "", *, headers: dict[str, str] | None = None,
+) -> list[tuple[str, EmailMessage]]:
     """Feed one mail in; returns the (recipient, message) pairs delivered in reply."""
-    return send_raw(runtime, make_mail(sender, subject, body, **kwargs))
+    return send_raw(runtime, make_mail(sender, subject, body, headers=headers))
 
 
 def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, EmailMessage]]:
@@ -38,7 +40,7 @@ def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
     parser = BytesParser(policy=policy.default)
-    return [(recipient, parser.parsebytes(data)) for recipient, data in backend.sent]  # type: ignore[misc]
+    return [(recipient, parser.parsebytes(data)) for recipient, data in backend.sent]
 
 
 def body(message: EmailMessage) -> str:

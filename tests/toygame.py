@@ -8,7 +8,9 @@ information in mails.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from pbmserv.gamekit import Game, IllegalMove, Option, Outcome, SquareGrid
 
@@ -43,7 +45,7 @@ class Toy(Game):
         Option("secret", False, description="each player first names a secret square"),
     )
 
-    def new(self, options, players):  # type: ignore[no-untyped-def]
+    def new(self, options: Mapping[str, str | None], players: Sequence[str]) -> ToyState:
         values = self.resolve_options(options)
         size = values["size"]
         return ToyState(
@@ -57,11 +59,11 @@ class Toy(Game):
     def _setting_up(self, state: ToyState) -> bool:
         return state.bonus is not None and None in state.bonus
 
-    def to_move(self, state):  # type: ignore[no-untyped-def]
+    def to_move(self, state: ToyState) -> frozenset[int]:
         if self.outcome(state) is not None:
             return frozenset()
         if self._setting_up(state):
-            return frozenset(seat for seat, square in enumerate(state.bonus) if square is None)
+            return frozenset(seat for seat, square in enumerate(state.bonus or ()) if square is None)
         return frozenset({state.turn})
 
     def read_move(self, state: ToyState, seat: int, text: str) -> ToyMove:
@@ -91,7 +93,7 @@ class Toy(Game):
         marks[rank][file] = self.side_names[seat]
         return replace(state, marks=tuple(tuple(r) for r in marks), turn=1 - seat, last=move.square)
 
-    def legal_moves(self, state, seat):  # type: ignore[no-untyped-def]
+    def legal_moves(self, state: ToyState, seat: int) -> list[str]:
         if seat not in self.to_move(state):
             return []
         grid = self.grid(state)
@@ -104,7 +106,7 @@ class Toy(Game):
         lines = [[(f, r) for f in range(n)] for r in range(n)] + [[(f, r) for r in range(n)] for f in range(n)]
         return lines + [[(i, i) for i in range(n)], [(i, n - 1 - i) for i in range(n)]]
 
-    def outcome(self, state):  # type: ignore[no-untyped-def]
+    def outcome(self, state: ToyState) -> Outcome | None:
         for line in self._lines(state):
             marks = {state.marks[r][f] for f, r in line}
             if len(marks) == 1 and "" not in marks:
@@ -114,7 +116,7 @@ class Toy(Game):
             return Outcome((), None, "the board is full")
         return None
 
-    def render(self, state, viewer):  # type: ignore[no-untyped-def]
+    def render(self, state: ToyState, viewer: int | None) -> str:
         grid = self.grid(state)
         lines = grid.render(lambda c: state.marks[c[1]][c[0]] or ".")
         legend = f"X = {state.players[0]}, O = {state.players[1]}"
@@ -125,19 +127,19 @@ class Toy(Game):
             lines.append(f"Your secret square: {state.bonus[viewer]}")
         return "\n".join(lines) + "\n"
 
-    def encode(self, state):  # type: ignore[no-untyped-def]
+    def encode(self, state: ToyState) -> dict[str, Any]:
         return {
             "players": list(state.players), "size": state.size, "marks": [list(r) for r in state.marks],
             "bonus": None if state.bonus is None else list(state.bonus), "turn": state.turn, "last": state.last,
         }
 
-    def decode(self, data):  # type: ignore[no-untyped-def]
+    def decode(self, data: dict[str, Any]) -> ToyState:
         return ToyState(
             tuple(data["players"]), data["size"], tuple(tuple(r) for r in data["marks"]),
             None if data["bonus"] is None else tuple(data["bonus"]), data["turn"], data["last"],
         )
 
-    def help(self):  # type: ignore[no-untyped-def]
+    def help(self) -> str:
         return "Noughts and crosses for testing. A move is one square, like b2."
 
 

@@ -35,6 +35,7 @@ from email.parser import BytesParser
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from tests.conftest import FakeClock
 
 IN = "=== in"
 CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
@@ -109,12 +110,14 @@ def render_delivered(recipient: str, raw: bytes) -> str:
 def replay(transcript: Transcript, runtime: Runtime) -> str:
     backend = runtime.backend
     assert isinstance(backend, MemoryBackend)
+    clock = runtime.clock
+    assert isinstance(clock, FakeClock)
     blocks = ["\n".join(transcript.preamble).rstrip("\n")]
     for number, mail in enumerate(transcript.inputs, start=1):
-        runtime.clock.advance(minutes=10)  # type: ignore[attr-defined]  (stays under the hourly reply caps)
+        clock.advance(minutes=10)  # stays under the hourly reply caps
         cleanup = CLEANUP.match(mail.splitlines()[0])
         if cleanup:
-            runtime.clock.advance(days=int(cleanup.group(1)))  # type: ignore[attr-defined]
+            clock.advance(days=int(cleanup.group(1)))
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))
         else:
