@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from email import policy
+from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def admin(tmp_path: Path, *args: str) -> str:
     return result.stdout
 
 
-def maildir_mails(tmp_path: Path) -> list:  # type: ignore[type-arg]
+def maildir_mails(tmp_path: Path) -> list[EmailMessage]:
     box = mailbox.Maildir(tmp_path / "mail" / "outbox", create=False)
     parser = BytesParser(policy=policy.default)
     mails = [parser.parsebytes(box.get_bytes(key)) for key in box.keys()]

@@ -42,16 +42,16 @@ def env_for(workdir: Path, **settings: str) -> dict[str, str]:
     return env
 
 
-def run(workdir: Path, program: str, *args: str, stdin: bytes = b"", **settings: str) -> subprocess.CompletedProcess[str]:
+def run(workdir: Path, program: str, *args: str, stdin: str = "", **settings: str) -> subprocess.CompletedProcess[str]:
     workdir.mkdir(exist_ok=True)
     return subprocess.run(
-        [BIN / program, *args], input=stdin.decode(), env=env_for(workdir, **settings), cwd=workdir,
+        [BIN / program, *args], input=stdin, env=env_for(workdir, **settings), cwd=workdir,
         capture_output=True, text=True, timeout=60,
     )
 
 
 def receive(workdir: Path, **settings: str) -> subprocess.CompletedProcess[str]:
-    return run(workdir, "pbmserv", "receive", stdin=make_mail("alice@example.org", "help"), **settings)
+    return run(workdir, "pbmserv", "receive", stdin=make_mail("alice@example.org", "help").decode(), **settings)
 
 
 def assert_one_line(result: subprocess.CompletedProcess[str], code: int, *says: str) -> str:
@@ -240,10 +240,10 @@ def test_receive_upgrades_quietly(tmp_path: Path) -> None:
     first = receive(tmp_path / "work")
     assert first.returncode == 0, first.stderr
     assert "alembic" not in first.stderr and "database schema upgraded from nothing to" in first.stderr
-    again = run(tmp_path / "work", "pbmserv", "receive", stdin=make_mail("bob@example.org", "help"))
+    again = run(tmp_path / "work", "pbmserv", "receive", stdin=make_mail("bob@example.org", "help").decode())
     assert again.returncode == 0, again.stderr
     assert "alembic" not in again.stderr and "upgraded" not in again.stderr
-    verbose = run(tmp_path / "work", "pbmserv", "-v", "receive", stdin=make_mail("carol@example.org", "help"))
+    verbose = run(tmp_path / "work", "pbmserv", "-v", "receive", stdin=make_mail("carol@example.org", "help").decode())
     assert "alembic" in verbose.stderr
 
 

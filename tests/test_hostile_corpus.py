@@ -20,17 +20,21 @@ import smtplib
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import datetime
 from email import policy
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 from pathlib import Path
+from typing import Any, TypedDict
 
 import pytest
-from sqlalchemy import Engine, Row, create_engine, func, select
+from sqlalchemy import ColumnElement, Engine, Row, create_engine, func, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import InstrumentedAttribute
 
 from pbmserv.config import Settings
 from pbmserv.store.models import Base, Board, InboundMail, OutboxMail
@@ -104,6 +108,7 @@ def transact(port: int, mail: Mail) -> Answer:
     try:
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
             client.ehlo("replay.example")
+            reply: bytes | str  # the server's answer; an SMTPDataError may hold it as either
             for command, argument in (("MAIL", f"FROM:<{mail.envelope_sender}>"), ("RCPT", f"TO:<{SERVER}>")):
                 code, reply = client.docmd(command, argument)
                 if code != 250:
@@ -181,7 +186,7 @@ class Replay:
         self.server = ServeProcess(self.database_url, self.workdir, default_reply_caps=True)
         self.engine = create_engine(self.database_url)
 
-    def count(self, column, *where) -> int:  # type: ignore[no-untyped-def]
+    def count(self, column: InstrumentedAttribute[int], *where: ColumnElement[bool]) -> int:
         """Rows of `column`'s table that match. On 16cc280 a connection
         closed beside `serve` could delete SQLite's WAL under the worker
         (whose locks `sync_sqlite_files` had dropped, finding C2), losing its
@@ -190,7 +195,7 @@ class Replay:
             return connection.scalar(select(func.count(column)).where(*where)) or 0
 
     # -- sending ------------------------------------------------------------
-    def send(self, steps: list[Step]) -> None:
+    def send(self, steps: Sequence[Step]) -> None:
         for step in steps:
             if isinstance(step, Restart):
                 self.restart()
@@ -321,6 +326,7 @@ def check_database(run: Replay) -> None:
     can be read; and no mail is left pending."""
     url = make_url(run.database_url)
     if url.get_backend_name() == "sqlite":
+        assert url.database is not None  # a SQLite URL names its file
         for path in (Path(url.database), spool_file(url.database)):
             if path.exists():
                 with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
@@ -335,7 +341,7 @@ def check_database(run: Replay) -> None:
             except Exception as error:  # noqa: BLE001 - any failure to read is the damage reported
                 run.problems.append(f"database damage: table {table.name} cannot be read: {error}")
                 connection.rollback()
-        statuses = dict(connection.execute(select(InboundMail.status, func.count()).group_by(InboundMail.status)).all())
+        statuses = dict(connection.execute(select(InboundMail.status, func.count()).group_by(InboundMail.status)).tuples().all())
     run.notes.append(f"inbound mails by status: {statuses}")
     if statuses.get("pending"):
         run.problems.append(f"{statuses['pending']} inbound mails left pending")
@@ -366,7 +372,7 @@ def check_header_injection(run: Replay, mails: list[Delivered]) -> None:
 
 
 def check_moves(run: Replay, steps: list[Step], mails: list[Delivered], inbound: dict[str, Row]) -> None:
-    by_reply = {}
+    by_reply: dict[str, list[Delivered]] = {}
     for mail in mails:
         by_reply.setdefault(mail.in_reply_to, []).append(mail)
     moves = [step for step in steps if isinstance(step, PlayerMail) and step.board]
@@ -411,7 +417,19 @@ def check_totals(run: Replay, mails: list[Delivered]) -> None:
 # -- the report --------------------------------------------------------------------------------
 
 
-def attack_table(run: Replay, steps: list[Step], inbound: dict[str, Row]) -> list[dict[str, object]]:
+class AttackRow(TypedDict):
+    attack: str
+    finding: str
+    mails: int
+    smtp: dict[str, int]
+    outcome: dict[str, int]
+    replies: int
+    reply_bytes: int
+    worker_seconds: float
+    errors: list[str]
+
+
+def attack_table(run: Replay, steps: list[Step], inbound: dict[str, Row]) -> list[AttackRow]:
     """Per attack: SMTP answers, outcomes, replies written, and the worker's
     time on its mails, from `processed_at` (a batch's mails share its time,
     so it is spread over them: approximate for mails processed together)."""
@@ -419,7 +437,7 @@ def attack_table(run: Replay, steps: list[Step], inbound: dict[str, Row]) -> lis
     with run.engine.connect() as connection:
         replies = {inbound_id: (number, size or 0) for inbound_id, number, size in connection.execute(per_mail)}
     seconds = worker_seconds(list(inbound.values()))
-    table = []
+    table: list[AttackRow] = []
     for step in steps:
         if not isinstance(step, Attack):
             continue
@@ -437,15 +455,16 @@ def attack_table(run: Replay, steps: list[Step], inbound: dict[str, Row]) -> lis
     return table
 
 
-def worker_seconds(rows) -> dict[int, float]:  # type: ignore[no-untyped-def]
+def worker_seconds(rows: list[Row[Any]]) -> dict[int, float]:
     """By inbound id: the time from when the worker could take the mail up
     (its arrival, or the end of the batch before) to the end of its batch,
     shared out among the batch's mails."""
-    batches: dict[object, list] = {}
+    batches: dict[datetime, list[Row[Any]]] = {}
     for row in rows:
         if row.processed_at is not None:
             batches.setdefault(row.processed_at, []).append(row)
-    seconds, previous = {}, None
+    seconds: dict[int, float] = {}
+    previous: datetime | None = None
     for processed_at in sorted(batches):
         batch = batches[processed_at]
         began = min(row.received_at for row in batch)
@@ -457,18 +476,18 @@ def worker_seconds(rows) -> dict[int, float]:  # type: ignore[no-untyped-def]
     return seconds
 
 
-def report(run: Replay, table: list[dict[str, object]]) -> str:
+def report(run: Replay, table: list[AttackRow]) -> str:
     lines = [f"{'attack':32} {'find':4} {'mails':>5} {'smtp':14} {'outcome':28} {'replies':>7} {'MB':>7} {'worker s':>8}"]
     for row in table:
         lines.append(
             f"{row['attack']:32} {row['finding']:4} {row['mails']:5} {json.dumps(row['smtp']):14} "
-            f"{json.dumps(row['outcome']):28} {row['replies']:7} {int(row['reply_bytes']) / 1e6:7.2f} {row['worker_seconds']:8}"
+            f"{json.dumps(row['outcome']):28} {row['replies']:7} {row['reply_bytes'] / 1e6:7.2f} {row['worker_seconds']:8}"
         )
-        lines += [f"{'':38}error: {error}" for error in row["errors"]]  # type: ignore[attr-defined]
+        lines += [f"{'':38}error: {error}" for error in row["errors"]]
     return "\n".join([*lines, "", *run.notes])
 
 
-def run_replay(database_url: str, workdir: Path, steps: list[Step]) -> tuple[Replay, list[dict[str, object]]]:
+def run_replay(database_url: str, workdir: Path, steps: list[Step]) -> tuple[Replay, list[AttackRow]]:
     """Start serve, send `steps` (the players' set-up first), wait, stop,
     check; returns the run with its problems and notes, and the table of
     attacks (also written to workdir/report.json)."""

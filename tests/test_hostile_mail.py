@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
 
 from pbmserv.config import load_settings
+from pbmserv.mail.inbound import IncomingMail
 from pbmserv.runtime import Runtime
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
@@ -80,7 +83,9 @@ class RowBreakingProcessor(Processor):
     mail whose Subject is 'boom' are outbox rows the database refuses,
     which fails the batch they are written in."""
 
-    def _outbox_rows(self, row_id, mail, reply: Reply, now):  # type: ignore[no-untyped-def]
+    def _outbox_rows(
+        self, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
+    ) -> list[dict[str, object]]:
         rows = super()._outbox_rows(row_id, mail, reply, now)
         if mail is not None and mail.subject == "boom":
             for row in rows:
@@ -171,7 +176,7 @@ def test_a_forged_sender_cannot_lift_a_players_reject(runtime: Runtime) -> None:
 
 
 # -- C3 and H4: a mail's work and answers are bounded -------------------------------------
-def with_settings(runtime: Runtime, **changes: object) -> Runtime:
+def with_settings(runtime: Runtime, **changes: Any) -> Runtime:
     runtime.processor.settings = dataclasses.replace(runtime.processor.settings, **changes)
     return runtime
 

@@ -46,7 +46,7 @@ from typing import Any
 import pytest
 
 from games.parliament.cascade import EMPTY as EMPTY_SEAT
-from pbmserv.gamekit import get_game
+from pbmserv.gamekit import Game, get_game
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store.database import upgrade
@@ -125,7 +125,8 @@ class Pair:
     def send(self, sender: str, subject: str, text: str = "", *, subject_b: str | None = None,
              compare: bool = True) -> tuple[Delivered, Delivered]:
         for runtime in (self.a, self.b):
-            runtime.clock.advance(minutes=10)  # type: ignore[attr-defined]  (under the hourly reply caps)
+            assert isinstance(runtime.clock, FakeClock)
+            runtime.clock.advance(minutes=10)  # under the hourly reply caps
         raw_a = make_mail(address(sender), subject, text)
         raw_b = raw_a if subject_b is None else make_mail(address(sender), subject_b, text)
         self.log.append(subject if subject_b is None else f"{subject}   |   run B: {subject_b}")
@@ -224,7 +225,9 @@ def ask_something(pair: Pair, rng: random.Random, moves_made: int) -> None:
     pair.send(sender, subject)
 
 
-def begin(runtime: Runtime, twin: Runtime, game_name: str, seed: int):  # type: ignore[no-untyped-def]
+def begin(
+    runtime: Runtime, twin: Runtime, game_name: str, seed: int,
+) -> tuple[random.Random, Game, Pair, int, list[str], int]:
     """A run's start: its random source, the game, the two servers with the
     players signed up, alice's seat (drawn), the seats in order, bob's seat."""
     rng = random.Random(f"{game_name} {seed}")
@@ -243,7 +246,7 @@ def turn_mail(rng: random.Random, game_name: str, userid: str, move: str, moves_
     return move_subject(game_name, userid, spelled(rng, move), guard), comment
 
 
-def common_turn(game, states, untouchable) -> tuple[int, list[str]]:  # type: ignore[no-untyped-def]
+def common_turn(game: Game, states: list[Any], untouchable: set[str]) -> tuple[int, list[str]]:
     """The seat to move (the same in both runs) and the moves legal in both
     runs that touch none of the secrets."""
     (seat,) = game.to_move(states[0])

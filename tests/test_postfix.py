@@ -18,15 +18,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, select
+from sqlalchemy import Row, create_engine, select
 
 from pbmserv.store.models import OutboxMail
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
@@ -117,6 +118,8 @@ class Postfix:
     """A Postfix instance of its own: `postfix -c DIR`, listening on a free loopback port."""
 
     def __init__(self, root: Path, transport: str, extra_main: str = "", extra_maps: dict[str, str] | None = None):
+        assert POSTFIX is not None, "the tests skip without Postfix"
+        self.postfix = POSTFIX
         self.root = root
         self.config = root / "etc"
         self.port = free_port()
@@ -131,7 +134,7 @@ class Postfix:
 
     def run(self, command: str, *args: str) -> str:
         result = subprocess.run(
-            [str(Path(POSTFIX).parent / command), "-c", str(self.config), *args],
+            [str(Path(self.postfix).parent / command), "-c", str(self.config), *args],
             capture_output=True, text=True, timeout=60,
         )
         assert result.returncode == 0, f"{command} {args}: {result.stderr}{self.log()}"
@@ -143,7 +146,7 @@ class Postfix:
         return self
 
     def stop(self) -> None:
-        subprocess.run([POSTFIX, "-c", str(self.config), "stop"], capture_output=True, timeout=60)
+        subprocess.run([self.postfix, "-c", str(self.config), "stop"], capture_output=True, timeout=60)
 
     def log(self) -> str:
         path = self.root / "postfix.log"
@@ -176,7 +179,7 @@ def can_connect(port: int) -> bool:
         return False
 
 
-def wait_for(condition, what: str, log=lambda: "") -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition: Callable[[], bool], what: str, log: Callable[[], str] = lambda: "") -> None:
     deadline = time.monotonic() + 60
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}{log()}"
@@ -196,7 +199,7 @@ def player_mail(sender: str, subject: str) -> bytes:
 
 def received(sink: ScriptedSink) -> list[EmailMessage]:
     parser = BytesParser(policy=policy.default)
-    return [parser.parsebytes(raw) for raw in list(sink.accepted)]  # type: ignore[misc]
+    return [parser.parsebytes(raw) for raw in list(sink.accepted)]
 
 
 CHEAP_PASSWORDS = {"PBMSERV_PASSWORD_TIME_COST": "1", "PBMSERV_PASSWORD_MEMORY_KIB": "1024"}
@@ -260,7 +263,7 @@ def test_pipe_to_receive_as_another_user(public_dir: Path) -> None:
         finally:
             postfix.stop()
     [reply] = received(sink)
-    assert reply["Subject"] == "pbmserv signup bob", reply.get_body().get_content()
+    assert reply["Subject"] == "pbmserv signup bob", reply.get_content()
     assert reply["To"] == "bob@example.org"
     assert "Welcome, bob." in reply.get_content()
     assert (data / "pbmserv.db").stat().st_uid == user.pw_uid, "pbmserv ran as the pipe's user"
@@ -307,7 +310,7 @@ def test_relay_answers_decide_retry_and_dead_letters(public_dir: Path, tmp_path:
     assert outbox(tmp_path)["temp@example.org"].attempts == 1
 
 
-def outbox(data: Path) -> dict[str, OutboxMail]:
+def outbox(data: Path) -> dict[str, Row[Any]]:
     engine = create_engine(f"sqlite:///{data / 'pbmserv.db'}")
     try:
         with engine.connect() as connection:

@@ -83,8 +83,8 @@ def test_a_queued_move_is_secret_until_played(game_on: Runtime) -> None:
     for userid in ("alice", "carol"):
         [(_, shown)] = send(game_on, f"{userid}@example.org", "toy show 101")
         assert "c3" not in body(shown)
-    replies = dict(send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1"))
-    assert "2. bob c3 (Auto)" in body(replies["carol@example.org"])
+    by_recipient = dict(send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1"))
+    assert "2. bob c3 (Auto)" in body(by_recipient["carol@example.org"])
 
 
 def test_a_new_queue_replaces_the_old_one_and_the_move_is_played_in_the_same_step(game_on: Runtime) -> None:

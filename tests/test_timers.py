@@ -24,6 +24,7 @@ from pbmserv.service.boards import replay
 from pbmserv.smtpd import Worker
 from pbmserv.store import records
 from pbmserv.store.models import Board
+from tests.conftest import FakeClock
 from tests.mailtools import body, make_mail, send
 from tests.test_cli import admin, receive
 
@@ -55,7 +56,7 @@ def cleanup(runtime: Runtime) -> tuple[list[str], list[tuple[str, EmailMessage]]
     report = runtime.processor.run_timers()
     runtime.delivery.deliver_due()
     parser = BytesParser(policy=policy.default)
-    return report, [(to, parser.parsebytes(raw)) for to, raw in backend.sent]  # type: ignore[misc]
+    return report, [(to, parser.parsebytes(raw)) for to, raw in backend.sent]
 
 
 def text(message: EmailMessage) -> str:
@@ -64,7 +65,8 @@ def text(message: EmailMessage) -> str:
 
 
 def days(runtime: Runtime, count: float) -> None:
-    runtime.clock.advance(days=count)  # type: ignore[attr-defined]
+    assert isinstance(runtime.clock, FakeClock)
+    runtime.clock.advance(days=count)
 
 
 @pytest.fixture
@@ -136,7 +138,8 @@ def test_a_forfeit_is_a_rated_loss_and_a_server_move(waiting: Runtime) -> None:
     assert cleanup(waiting) == ([], [])
     with waiting.engine.connect() as connection:
         board = records.find_board(connection, "toy", 101)
-        game = waiting.catalog.get("toy")
+        assert board is not None
+        game = waiting.processor.catalog.get("toy")
         assert game.encode(replay(game, board, records.board_moves(connection, board.id))) == board.state
 
 
@@ -220,6 +223,7 @@ def test_the_worker_runs_the_timers(waiting: Runtime) -> None:
             time.sleep(0.05)
     finally:
         worker.stop()
-    assert waiting.backend.sent  # type: ignore[union-attr]  (the final mails went out)
+    assert isinstance(waiting.backend, MemoryBackend)
+    assert waiting.backend.sent  # the final mails went out
     with waiting.sessions() as session:
         assert session.scalar(select(Board.status)) == "finished"

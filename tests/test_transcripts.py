@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pbmserv.gamekit import get_game
+from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
 from tests.toygame import Toy
 from tests.transcript import read, replay
@@ -19,7 +20,7 @@ REGENERATE = os.environ.get("PBMSERV_REGENERATE") == "1"
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.stem for p in TRANSCRIPTS])
-def test_transcript(path: Path, runtime) -> None:  # type: ignore[no-untyped-def]
+def test_transcript(path: Path, runtime: Runtime) -> None:
     expected = path.read_text(encoding="utf-8")
     transcript = read(expected)
     runtime.processor.catalog = Catalog([Toy(), *(get_game(name) for name in transcript.games)])
