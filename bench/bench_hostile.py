@@ -63,7 +63,7 @@ def main() -> None:
         before = outbox_rows(server)
         wall = cpu = longest = 0.0
         for mail in mails:
-            server.processor.store(mail.raw, mail.envelope_sender)
+            server.intake.store(mail.raw, mail.envelope_sender)
             started, started_cpu = time.perf_counter(), time.process_time()
             server.processor.process_pending()
             took = time.perf_counter() - started

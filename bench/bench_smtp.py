@@ -109,11 +109,11 @@ def prepare(database_url: str, games: int) -> None:
     runtime = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog([GAME]), backend=MemoryBackend())
     runtime.upgrade_schema()
     for number in range(PLAYERS):
-        runtime.processor.store(mail(f"p{number}@example.org", f"signup p{number} pw-p{number}"))
+        runtime.intake.store(mail(f"p{number}@example.org", f"signup p{number} pw-p{number}"))
     for board in range(101, 101 + games):
         players = [f"p{(board * 2) % PLAYERS}", f"p{(board * 2 + 1) % PLAYERS}"]
         flags = " ".join(f"-{k}={v}" for k, v in OPTIONS.items())
-        runtime.processor.store(mail("setup@example.org", f"majority challenge {flags} {' '.join(players)}"))
+        runtime.intake.store(mail("setup@example.org", f"majority challenge {flags} {' '.join(players)}"))
     runtime.processor.process_pending()
     runtime.close()
 

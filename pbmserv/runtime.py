@@ -1,4 +1,4 @@
-"""Wiring: settings -> database, processor and delivery, shared by every command line tool."""
+"""Wiring: settings -> database, intake, processor and delivery, shared by every command line tool."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pbmserv.config import ConfigError, Settings
 from pbmserv.mail.backends import Backend, make_backend
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.delivery import Delivery
-from pbmserv.service.processor import Clock, Processor, utc_now
-from pbmserv.store.database import make_engine, session_factory, sqlite_file, upgrade
-from pbmserv.store.spool import Spool, spool_file
+from pbmserv.service.intake import Clock, Intake, utc_now
+from pbmserv.service.processor import Processor
+from pbmserv.store.database import make_engine, session_factory, upgrade
+from pbmserv.store.spool import spool_of
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Runtime:
         if self.backend is None:
             self.backend = make_backend(self.settings)
         self.spool = spool_of(self.settings)
+        self.intake = Intake(self.engine, self.settings, self.catalog.names(), self.clock, self.spool)
         self.processor = Processor(self.engine, self.settings, self.catalog, self.clock, self.spool)
         self.delivery = Delivery(
             self.engine, self.backend, self.settings.address, self.clock,
@@ -49,8 +51,3 @@ class Runtime:
         if self.spool is not None:
             self.spool.close()
 
-
-def spool_of(settings: Settings) -> Spool | None:
-    """The arrival spool beside a SQLite database file (`<file>-spool`); None on PostgreSQL."""
-    path = sqlite_file(settings.database_url)
-    return None if path is None else Spool(spool_file(str(path)), settings.database_busy_seconds)

@@ -36,7 +36,7 @@ def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -
     backend = runtime.backend
     assert isinstance(backend, MemoryBackend)
     backend.sent.clear()
-    runtime.processor.store(raw, envelope_sender)
+    runtime.intake.store(raw, envelope_sender)
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
     parser = BytesParser(policy=policy.default)

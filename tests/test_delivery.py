@@ -18,10 +18,11 @@ from sqlalchemy import select
 
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend, SmtpBackend
+from pbmserv.pipes import Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
-from pbmserv.smtpd import Deliverer, Handover
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
+from pbmserv.worker import Deliverer, Worker
 from tests.conftest import TEST_PASSWORD_COST, FakeClock
 from tests.mailtools import send
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
@@ -33,7 +34,7 @@ def outbox(runtime: Runtime) -> list[OutboxMail]:
 
 
 def queue_one_reply(runtime: Runtime) -> None:
-    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <d1@x>\r\n\r\n\r\n")
+    runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <d1@x>\r\n\r\n\r\n")
     runtime.processor.process_pending()
 
 
@@ -86,7 +87,7 @@ def test_board_mails_reach_every_player_through_the_relay(runtime: Runtime) -> N
         send(runtime, "alice@example.org", "signup alice secret1")
         send(runtime, "bob@example.org", "signup bob secret2")
         runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
-        runtime.processor.store(b"From: alice@example.org\r\nSubject: toy challenge alice bob\r\nMessage-ID: <c@x>\r\n\r\n\r\n")
+        runtime.intake.store(b"From: alice@example.org\r\nSubject: toy challenge alice bob\r\nMessage-ID: <c@x>\r\n\r\n\r\n")
         runtime.processor.process_pending()
         assert runtime.delivery.deliver_due() == 2
     assert sorted(b"To: alice" in m for m in sink.accepted) == [False, True]
@@ -124,7 +125,7 @@ def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtim
     inbound ids to the deliverer: the deliverer sends them at once, and a
     deliverer looking for due mail meanwhile leaves them alone."""
     handed: list[int] = []
-    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h1@x>\r\n\r\n\r\n")
+    runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h1@x>\r\n\r\n\r\n")
     assert runtime.processor.process_batch(hand_over=handed.extend) == (1, False)
     [row] = outbox(runtime)
     assert handed == [row.inbound_id]
@@ -137,7 +138,7 @@ def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtim
 
 
 def test_replies_whose_hand_over_was_lost_are_sent_when_their_claim_runs_out(runtime: Runtime) -> None:
-    runtime.processor.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h2@x>\r\n\r\n\r\n")
+    runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h2@x>\r\n\r\n\r\n")
     runtime.processor.process_batch(hand_over=lambda inbound_ids: None)  # the deliverer died, say
     assert runtime.delivery.deliver_due() == 0
     runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
@@ -151,7 +152,7 @@ def test_a_batch_goes_to_the_relay_in_one_session(runtime: Runtime) -> None:
     with smtp_server(lambda: sink) as port:
         runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
         for number in range(5):
-            runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <b{number}@x>\r\n\r\n\r\n".encode())
+            runtime.intake.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <b{number}@x>\r\n\r\n\r\n".encode())
         runtime.processor.process_pending()
         assert runtime.delivery.deliver_due() == 5
     assert len(sink.accepted) == 5 and len(sink.sessions) == 1
@@ -175,7 +176,7 @@ def test_with_the_relay_not_answering_a_batch_waits_for_it_once(runtime: Runtime
     with socket.create_server(("127.0.0.1", 0)) as silent:
         runtime.delivery.backend = SmtpBackend("127.0.0.1", silent.getsockname()[1], timeout=1)
         for number in range(4):
-            runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <u{number}@x>\r\n\r\n\r\n".encode())
+            runtime.intake.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <u{number}@x>\r\n\r\n\r\n".encode())
         runtime.processor.process_pending()
         started = time.monotonic()
         assert runtime.delivery.deliver_due() == 0
@@ -185,7 +186,7 @@ def test_with_the_relay_not_answering_a_batch_waits_for_it_once(runtime: Runtime
 
 def queue_replies(runtime: Runtime, count: int) -> None:
     for number in range(count):
-        runtime.processor.store(
+        runtime.intake.store(
             f"From: player{number}@example.org\r\nSubject: help\r\nMessage-ID: <m{number}@x>\r\n\r\n\r\n".encode()
         )
     runtime.processor.process_pending()
@@ -263,44 +264,72 @@ def another_writer(database: str) -> Iterator[None]:
         connection.close()
 
 
-def work_round(deliverer: Deliverer) -> bool:
-    """One round of the deliverer as its loop runs it (an error is logged,
-    and the next round goes on); whether it went through."""
-    try:
-        deliverer.work_round()
-    except Exception:
-        return False
-    return True
+def serving_pair(runtime: Runtime) -> tuple[Worker, Deliverer]:
+    """`serve`'s worker and deliverer, with the pipes between them, run round by round here."""
+    context = multiprocessing.get_context("spawn")
+    handover, outcomes = Handover(context), OutcomesPipe(context)
+    return Worker(runtime, deliver=handover, outcomes=outcomes), Deliverer(runtime, handover, outcomes)
 
 
-def handed_over_replies(runtime: Runtime, handover: Handover, first: int) -> None:
-    for number in range(first, first + 3):
-        runtime.processor.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <w{number}@x>\r\n\r\n\r\n".encode())
-    assert runtime.processor.process_batch(hand_over=handover.send)[0] == 3
+def store_help_mails(runtime: Runtime, first: int, count: int = 3) -> None:
+    for number in range(first, first + count):
+        runtime.intake.store(f"From: p{number}@example.org\r\nSubject: help\r\nMessage-ID: <w{number}@x>\r\n\r\n\r\n".encode())
 
 
-def test_delivery_records_what_it_sent_even_while_another_writer_holds_the_database(
+def delivered(tmp_path: Path) -> list[str]:
+    return sorted(message["To"] for message in mailbox.Maildir(tmp_path / "outbox", create=False))
+
+
+def test_the_deliverer_writes_nothing_and_the_worker_writes_how_each_mail_went(
     sqlite_runtime: Runtime, tmp_path: Path,
 ) -> None:
-    """The deliverer sends replies handed over by the worker, but another
-    writer holds the database longer than the busy timeout: what was sent
-    cannot be written down. It is written before anything else is sent,
-    as soon as the lock is free; replies handed over meanwhile are not
-    forgotten; and nothing goes out twice, not even once the claims have
-    run out."""
-    handover = Handover(multiprocessing.get_context("spawn"))
-    deliverer = Deliverer(sqlite_runtime, handover)
+    """In `serve` on SQLite the worker is the database's one writer: the
+    deliverer sends what was handed over, even while another program holds
+    the database, and hands back how it went; the worker writes that with
+    its next batch."""
+    worker, deliverer = serving_pair(sqlite_runtime)
     database = sqlite_runtime.settings.database_url.removeprefix("sqlite:///")
-    handed_over_replies(sqlite_runtime, handover, 0)
+    store_help_mails(sqlite_runtime, 0)
+    worker.work_round()
     with another_writer(database):
-        assert not work_round(deliverer)  # the three replies are sent, their outcomes cannot be written
-    handed_over_replies(sqlite_runtime, handover, 3)
-    with another_writer(database):
-        assert not work_round(deliverer)
-    assert work_round(deliverer) and work_round(deliverer)
+        deliverer.work_round()
+    assert delivered(tmp_path) == [f"p{number}@example.org" for number in range(3)]
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("pending", 0)] * 3
+    worker.work_round()
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)] * 3
     sqlite_runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]  # every claim has run out
-    assert work_round(deliverer)
+    worker.work_round()
+    deliverer.work_round()
+    assert len(delivered(tmp_path)) == 3, "sent once"
 
-    delivered = [message["To"] for message in mailbox.Maildir(tmp_path / "outbox", create=False)]
-    assert sorted(delivered) == [f"p{number}@example.org" for number in range(6)]
-    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)] * 6
+
+def test_a_mail_whose_outcome_the_worker_never_wrote_is_sent_again_never_lost(
+    sqlite_runtime: Runtime, tmp_path: Path,
+) -> None:
+    """The deliverer sends and hands back how it went, and the worker stops
+    (is killed) before it writes that: once the claim runs out the mail is
+    claimed and sent again. At worst a mail is delivered twice."""
+    worker, deliverer = serving_pair(sqlite_runtime)
+    store_help_mails(sqlite_runtime, 0, count=1)
+    worker.work_round()
+    deliverer.work_round()
+    assert worker.outcomes is not None and len(worker.outcomes.take()) == 1  # taken by a worker that died then
+    worker.work_round()
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("pending", 0)]
+    sqlite_runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+    worker, deliverer = serving_pair(sqlite_runtime)  # after a restart
+    worker.work_round()  # claims the mail, due again, for the deliverer
+    deliverer.work_round()
+    worker.work_round()
+    assert delivered(tmp_path) == ["p0@example.org"] * 2
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)]
+
+
+def test_a_worker_stopping_writes_what_the_deliverer_handed_back_last(sqlite_runtime: Runtime, tmp_path: Path) -> None:
+    worker, deliverer = serving_pair(sqlite_runtime)
+    store_help_mails(sqlite_runtime, 0, count=2)
+    worker.work_round()
+    deliverer.work_round()
+    worker.stop()
+    worker.run()
+    assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)] * 2

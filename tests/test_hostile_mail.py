@@ -68,7 +68,7 @@ def test_a_deeply_nested_mail_is_failed_and_answered_once_and_the_queue_goes_on(
 def test_giving_up_an_unreadable_mail_marks_it_failed(runtime: Runtime) -> None:
     """`serve`'s watchdog gives up the mail its worker is stuck on; that
     must work for any mail, whatever it holds."""
-    row_id, _ = runtime.processor.store(nested_multipart(1000))
+    row_id, _ = runtime.intake.store(nested_multipart(1000))
     with runtime.sessions() as session:
         key = session.get(InboundMail, row_id).dedup_key
     assert runtime.processor.give_up(key, "not processed within 300s: given up")
@@ -83,20 +83,21 @@ class RowBreakingProcessor(Processor):
     mail whose Subject is 'boom' are outbox rows the database refuses,
     which fails the batch they are written in."""
 
-    def _outbox_rows(
-        self, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
-    ) -> list[dict[str, object]]:
-        rows = super()._outbox_rows(row_id, mail, reply, now)
+    def _compose(
+        self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+    ) -> list[tuple[str, list[dict[str, object]]]]:
+        composed = super()._compose(row_id, mail, replies, now)
         if mail is not None and mail.subject == "boom":
-            for row in rows:
-                row["inbound_id"] = -1
-        return rows
+            for _, rows in composed:
+                for row in rows:
+                    row["inbound_id"] = -1
+        return composed
 
 
 def test_a_mail_that_breaks_its_batch_is_given_up_and_the_mails_around_it_are_processed(runtime: Runtime) -> None:
     runtime.processor.__class__ = RowBreakingProcessor
     for sender, subject in [("a@example.org", "help"), ("b@example.org", "boom"), ("c@example.org", "list")]:
-        runtime.processor.store(make_mail(sender, subject))
+        runtime.intake.store(make_mail(sender, subject))
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
     outcomes = statuses(runtime)
@@ -108,7 +109,7 @@ def test_a_mail_that_breaks_its_batch_is_given_up_and_the_mails_around_it_are_pr
 def test_an_operator_fails_a_pending_mail_and_retries_it(tmp_path: Path) -> None:
     runtime = Runtime(load_settings(environ=env_for(tmp_path)))
     runtime.upgrade_schema()
-    row_id, _ = runtime.processor.store(make_mail("alice@example.org", "signup alice secret1"))
+    row_id, _ = runtime.intake.store(make_mail("alice@example.org", "signup alice secret1"))
     runtime.close()
 
     assert admin(tmp_path, "inbound", "fail", str(row_id), "--reason", "held up the queue") == f"inbound {row_id}: failed\n"
@@ -369,7 +370,7 @@ def test_a_password_at_an_unexpected_place_is_masked(runtime: Runtime) -> None:
 
 
 def test_a_pending_mail_is_stored_without_its_password_in_clear(runtime: Runtime) -> None:
-    row_id, _ = runtime.processor.store(make_mail("alice@example.org", "multiple", "signup alice Zq7pw\nhelp"))
+    row_id, _ = runtime.intake.store(make_mail("alice@example.org", "multiple", "signup alice Zq7pw\nhelp"))
     with runtime.sessions() as session:
         pending = session.get(InboundMail, row_id)
         assert pending.status == "pending" and b"Zq7pw" not in pending.raw and b"Zq7pw" not in pending.sealed
@@ -396,7 +397,7 @@ def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None
         make_mail("bob@example.org", "toy move 101 bob Zq7-wrong c3"),
     ]
     try:
-        runtime.processor.accept([(raw, None) for raw in mails])
+        runtime.intake.accept([(raw, None) for raw in mails])
         files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
         assert any(path.name.endswith("-spool") for path in files)
         for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
@@ -415,7 +416,7 @@ def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None
 def test_a_sealed_mail_the_key_cannot_open_is_failed_with_an_apology(runtime: Runtime) -> None:
     """A server whose key file was replaced cannot open what the old key
     sealed: each such mail is answered and failed, and the queue goes on."""
-    runtime.processor.store(make_mail("alice@example.org", "signup alice secret1"))
+    runtime.intake.store(make_mail("alice@example.org", "signup alice secret1"))
     runtime.processor.__dict__["key"] = ServerKey(b"another key of 32 bytes, really!")
     replies = send(runtime, "bob@example.org", "help")
     subjects = {recipient: str(message["Subject"]) for recipient, message in replies}

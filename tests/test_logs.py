@@ -122,7 +122,7 @@ def test_a_dropped_a_duplicate_and_an_unreadable_mail_say_so(database_url: str, 
 
 def test_a_mail_given_up_unprocessed_is_logged_failed_with_why(runtime: Runtime, caplog: pytest.LogCaptureFixture) -> None:
     """`serve`'s watchdog gives up the mail its worker was stuck on, in its own process."""
-    row_id, _ = runtime.processor.store(make_mail("alice@example.org", f"toy move 101 alice {PASSWORD} b2"))
+    row_id, _ = runtime.intake.store(make_mail("alice@example.org", f"toy move 101 alice {PASSWORD} b2"))
     with runtime.sessions() as session:
         key = session.get(InboundMail, row_id).dedup_key
     with caplog.at_level(logging.INFO, logger="pbmserv"):
@@ -251,7 +251,7 @@ def test_serve_logs_its_start_each_mail_from_its_worker_and_its_stop(
         assert (start["worker_pid"], start["deliverer_pid"]) == (worker, deliverer)
     [start_line] = [line for line in lines if "pbmserv listening" in line]
     assert start_line.endswith(
-        f"pbmserv.smtpd{'[]' if log_format == 'json' else ''}: pbmserv listening on 127.0.0.1:{server.port} "
+        f"pbmserv.supervisor{'[]' if log_format == 'json' else ''}: pbmserv listening on 127.0.0.1:{server.port} "
         f"for pbmserv@localhost; database {database}; mail smtp to 127.0.0.1:{relay}; key file {tmp_path / 'pbmserv.key'}; "
         f"worker pid {worker}, deliverer pid {deliverer}"
     ), start_line

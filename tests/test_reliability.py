@@ -120,7 +120,7 @@ def test_in_one_batch_each_mail_stands_alone(runtime: Runtime) -> None:
         ("bob@example.org", "toy move 101 bob wrong c3"),  # refused
         ("bob@example.org", "toy move 101 bob secret2 c3"),
     ]:
-        runtime.processor.store(make_mail(sender, subject))
+        runtime.intake.store(make_mail(sender, subject))
     assert runtime.processor.process_batch(seconds=60) == (4, False)
     runtime.delivery.deliver_due()
     with runtime.sessions() as session:
@@ -137,7 +137,7 @@ def test_in_one_batch_each_mail_stands_alone(runtime: Runtime) -> None:
 
 def test_a_batch_ends_at_its_size_or_time_limit_and_the_rest_waits_in_order(runtime: Runtime) -> None:
     for number in range(5):
-        runtime.processor.store(make_mail(f"user{number}@example.org", "help"))
+        runtime.intake.store(make_mail(f"user{number}@example.org", "help"))
     assert runtime.processor.process_batch(most=2, seconds=60) == (2, True)
     assert runtime.processor.process_batch(seconds=0) == (1, True), "the time limit ends a batch after the mail at hand"
     assert runtime.processor.process_batch(most=2, seconds=60) == (2, True), "a full batch cannot know that it was the last"
@@ -148,8 +148,8 @@ def test_a_batch_ends_at_its_size_or_time_limit_and_the_rest_waits_in_order(runt
 
 def test_mails_stored_together_are_each_recognised(runtime: Runtime) -> None:
     first, second = make_mail("alice@example.org", "help"), make_mail("bob@example.org", "help")
-    [(first_id, _)] = [runtime.processor.store(first)]
-    outcomes = runtime.processor.store_many([(second, None), (first, None), (second, None)])
+    [(first_id, _)] = [runtime.intake.store(first)]
+    outcomes = runtime.intake.store_many([(second, None), (first, None), (second, None)])
     assert outcomes == [(first_id + 1, False), (first_id, True), (first_id + 1, True)]
 
 
@@ -169,7 +169,7 @@ def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(
         order = random.Random(seed).sample(mails, len(mails))
         start.wait()
         for group in range(0, len(order), 4):
-            outcomes.extend(runtime.processor.store_many([(raw, None) for raw in order[group:group + 4]]))
+            outcomes.extend(runtime.intake.store_many([(raw, None) for raw in order[group:group + 4]]))
 
     threads = [threading.Thread(target=intake, args=(seed,)) for seed in range(4)]
     for thread in threads:
@@ -206,7 +206,7 @@ def test_a_duplicate_delivery_is_applied_once(runtime: Runtime) -> None:
     before = snapshot(runtime)
     assert send_raw(runtime, raw) == []
     assert snapshot(runtime) == before
-    _, duplicate = runtime.processor.store(raw)
+    _, duplicate = runtime.intake.store(raw)
     assert duplicate
 
 

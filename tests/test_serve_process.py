@@ -46,7 +46,7 @@ def test_pending_mail_left_by_a_crash_is_processed_at_start(database_url: str, t
     settings = Settings(database_url=database_url, key_file=str(tmp_path / "pbmserv.key"), mail_backend="memory")
     runtime = Runtime(settings, catalog=Catalog([]))
     for number in range(3):
-        runtime.processor.store(make_mail(f"p{number}@example.org", f"signup player{number} secret1"))
+        runtime.intake.store(make_mail(f"p{number}@example.org", f"signup player{number} secret1"))
     runtime.close()
     server = ServeProcess(database_url, tmp_path).start()
     try:
@@ -138,3 +138,38 @@ def test_a_mail_the_worker_cannot_finish_is_given_up_and_the_others_go_on(databa
     apology = next(mail for mail in server.mails() if b"nothing in it was carried out" in mail)
     assert b"To: alice@example.org" in apology and b"secret1" not in apology
     assert "restarting it" in server.log.read_text()
+
+
+LISTENER_IMPORTS = """
+import sys
+from pbmserv.cli import main
+from pbmserv.config import Settings
+from pbmserv.supervisor import listening_intake
+
+intake = listening_intake(Settings(database_url=sys.argv[1], key_file=sys.argv[2], extra_games=("tests.toygame:Toy",)))
+intake.accept([(sys.stdin.buffer.read(), "alice@example.org")])
+loaded = [name for name in sys.modules if name.split(".")[0] in ("games", "tests") or name.endswith(".catalog")]
+print(" ".join(loaded) or "none")
+"""
+
+
+def test_the_listening_process_loads_no_game(tmp_path: Path) -> None:
+    """`serve`'s listener stores mail without a game loaded (nor the game
+    catalog); a mail that holds a password is still sealed, also for a game
+    that only `[games] extra` names."""
+    import subprocess
+    import sys
+
+    from pbmserv.store.database import upgrade
+
+    sqlite_url = f"sqlite:///{tmp_path / 'pbmserv.db'}"
+    upgrade(sqlite_url)
+    mail = make_mail("alice@example.org", "toy move 1 alice Zq7-secret a1")
+    found = subprocess.run(
+        [sys.executable, "-c", LISTENER_IMPORTS, sqlite_url, str(tmp_path / "pbmserv.key")],
+        input=mail, capture_output=True, check=True, cwd=Path(__file__).parent.parent,
+    )
+    assert found.stdout.split() == [b"none"], found.stderr.decode()
+    spooled = [path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db-spool")]
+    assert spooled and not [path for path in spooled if b"Zq7-secret" in path.read_bytes()]
+    assert any(b"toy move" in path.read_bytes() for path in spooled), "stored, the Subject masked"

@@ -33,9 +33,9 @@ SERVER = "pbmserv@localhost"
 def listening(runtime: Runtime, **settings: object) -> Iterator[int]:
     """pbmserv's listener with `settings` on a free loopback port (yielded)."""
     runtime.settings = replace(runtime.settings, **settings)
-    runtime.processor.settings = runtime.settings
+    runtime.processor.settings = runtime.intake.settings = runtime.settings
     with loop_thread() as loop:
-        server = asyncio.run_coroutine_threadsafe(start_listener(runtime, threading.Event(), "127.0.0.1", 0), loop).result(10)
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, threading.Event(), "127.0.0.1", 0), loop).result(10)
         try:
             yield server.sockets[0].getsockname()[1]
         finally:
@@ -114,7 +114,7 @@ def deliver_together(runtime: Runtime, mails: list[tuple[str, bytes]], gone: int
     that they are stored as one group, as sessions finishing their DATA at
     the same moment are; the answer to each (None: mail `gone`'s client went
     away while it waited)."""
-    handler = IntakeHandler(runtime, threading.Event())
+    handler = IntakeHandler(runtime.intake, threading.Event())
 
     async def deliver(sender: str, raw: bytes) -> str:
         envelope = Envelope()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import mailbox
 import smtplib
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -20,8 +20,9 @@ from sqlalchemy.engine import make_url
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend
 from pbmserv.runtime import Runtime
-from pbmserv.smtpd import Worker, start_listener
+from pbmserv.smtpd import start_listener
 from pbmserv.store.models import InboundMail
+from pbmserv.worker import Worker
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
 
@@ -30,12 +31,12 @@ from tests.smtp_helpers import close_server, loop_thread
 def listener(runtime: Runtime, tmp_path: Path):  # type: ignore[no-untyped-def]
     """pbmserv listening on a free loopback port, delivering into a real maildir."""
     runtime.settings = replace(runtime.settings, max_message_bytes=20_000, poll_seconds=0.2)
-    runtime.processor.settings = runtime.settings
+    runtime.processor.settings = runtime.intake.settings = runtime.settings
     runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
     worker = Worker(runtime)
     worker.start()
     with loop_thread() as loop:
-        server = asyncio.run_coroutine_threadsafe(start_listener(runtime, worker.wake, "127.0.0.1", 0), loop).result(10)
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, worker.wake, "127.0.0.1", 0), loop).result(10)
         port = server.sockets[0].getsockname()[1]
         yield port, tmp_path / "outbox"
         close_server(server, loop)
@@ -144,10 +145,15 @@ def test_mails_arriving_together_are_stored_together_each_once(listener, runtime
 
 @contextmanager
 def writer_lock_held(path: str) -> Iterator[None]:
-    """Another writer inside a transaction on the SQLite file `path`: it holds the flock beside it."""
-    with open(f"{path}-writer", "a+b") as holder:
-        fcntl.flock(holder, fcntl.LOCK_EX)
+    """Another writer inside a transaction on the SQLite file `path`: it holds SQLite's write lock."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA journal_mode=WAL")  # as the database and the spool run
+        holder.execute("BEGIN IMMEDIATE")
         yield
+    finally:
+        holder.rollback()
+        holder.close()
 
 
 @contextmanager
@@ -175,7 +181,7 @@ def test_intake_answers_451_when_the_mail_cannot_be_stored(database_url: str) ->
     settings = Settings(database_url=database_url, mail_backend="memory", database_busy_seconds=1.0)
     runtime = Runtime(settings)
     with loop_thread() as loop, intake_store_locked(database_url):
-        server = asyncio.run_coroutine_threadsafe(start_listener(runtime, threading.Event(), "127.0.0.1", 0), loop).result(10)
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, threading.Event(), "127.0.0.1", 0), loop).result(10)
         started = time.monotonic()
         with smtplib.SMTP("127.0.0.1", server.sockets[0].getsockname()[1], timeout=30) as client:
             with pytest.raises(smtplib.SMTPDataError) as refused:
@@ -223,17 +229,33 @@ def test_loop_protection(listener, runtime: Runtime, rule: str) -> None:  # type
 def test_the_handover_pipe_carries_ids_and_never_blocks_its_writer() -> None:
     import multiprocessing
 
-    from pbmserv.smtpd import Handover
+    from pbmserv.pipes import Handover
 
     handover = Handover(multiprocessing.get_context("spawn"))
-    assert not handover.wait(0) and handover.take() == []
-    handover.send([3, 4])
+    assert not handover.wait(0) and handover.take() == ([], [])
+    handover.send([3, 4], [7])
     handover.send(list(range(10, 1010)))  # more than one line
     assert handover.wait(0)
-    assert handover.take() == [3, 4, *range(10, 1010)]
+    assert handover.take() == ([3, 4, *range(10, 1010)], [7])
     started = time.monotonic()
     for _ in range(200):  # nobody reads: the pipe fills up, and the rest is dropped at once
         handover.send(list(range(1000, 1400)))
     assert time.monotonic() - started < 2
-    taken = handover.take()
+    taken, _ = handover.take()
     assert 0 < len(taken) < 200 * 400 and len(taken) % 400 == 0, "whole lines only"
+
+
+def test_the_outcomes_pipe_keeps_what_does_not_fit_for_later() -> None:
+    import multiprocessing
+    from datetime import UTC, datetime
+
+    from pbmserv.pipes import OutcomesPipe
+
+    pipe = OutcomesPipe(multiprocessing.get_context("spawn"))
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    outcome = {"row_id": 1, "status": "pending", "attempts": 2, "last_error": "451 ü" * 400, "next_try_at": when}
+    left = pipe.send([outcome] * 1000)
+    assert 0 < len(left) < 1000
+    taken = pipe.take()
+    assert len(taken) + len(left) == 1000
+    assert taken[0] == {**outcome, "last_error": outcome["last_error"][:OutcomesPipe.ERROR_CHARS]}

@@ -21,9 +21,9 @@ from pbmserv.protocol.commands import Vacation
 from pbmserv.runtime import Runtime
 from pbmserv.service import processor
 from pbmserv.service.boards import replay
-from pbmserv.smtpd import Worker
 from pbmserv.store import records
 from pbmserv.store.models import Board
+from pbmserv.worker import Worker
 from tests.conftest import FakeClock
 from tests.mailtools import body, make_mail, send
 from tests.test_cli import admin, receive

@@ -121,7 +121,7 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))
         else:
-            runtime.processor.store(complete_mail(mail, number, runtime))
+            runtime.intake.store(complete_mail(mail, number, runtime))
             runtime.processor.process_pending()
             blocks.append(IN + "\n" + mail.rstrip("\n"))
         backend.sent.clear()

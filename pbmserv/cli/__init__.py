@@ -19,7 +19,7 @@ import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from pbmserv.config import ConfigError, TryAgainLater
-from pbmserv.service.processor import Processor
+from pbmserv.service.intake import Intake
 from pbmserv.store.key import key_path
 
 # sysexits codes
@@ -102,15 +102,15 @@ def _stop(program: str, problem: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def check_key(processor: Processor) -> None:
+def check_key(intake: Intake) -> None:
     """Read (or make) the server's key now, so that a server that cannot
     have one says so at once, not at its first mail."""
     try:
-        processor.key  # noqa: B018 (reading the property loads or makes the key)
+        intake.key  # noqa: B018 (reading the property loads or makes the key)
     except ConfigError as error:
         raise ConfigError(f"no server key: {error}") from error
     except OSError as error:
         raise ConfigError(
-            f"no server key: cannot read or make {key_path(processor.settings)}: {error.strerror} "
+            f"no server key: cannot read or make {key_path(intake.settings)}: {error.strerror} "
             "(set [database] key_file or PBMSERV_KEY_FILE)"
         ) from error

@@ -1,4 +1,5 @@
-"""`pbmserv`: receive, process, deliver and serve."""
+"""`pbmserv`: receive, process, deliver and serve. Each command imports what
+it needs: `serve`'s listening process loads no game."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import click
 from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
 from pbmserv.config import LOG_FORMATS, load_settings
-from pbmserv.runtime import Runtime
 
 
 @click.group(cls=Tool, mail_taking=("receive",))
@@ -38,7 +38,8 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     Exits 65 (refused: the MTA bounces it) for a mail that SMTP intake would
     refuse with a 5xx, 75 (try again later) for anything else that kept the
     mail from being stored, a setting included (see `Tool`)."""
-    from pbmserv.smtpd import UNSTORABLE_ERRORS, content_problem, path_problem
+    from pbmserv.service.intake import content_problem, path_problem
+    from pbmserv.store.inbound import UNSTORABLE_ERRORS
 
     raw = sys.stdin.buffer.read(settings.max_message_bytes + 1)
     if len(raw) > settings.max_message_bytes:
@@ -46,12 +47,14 @@ def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-de
     problem = (path_problem(sender) if sender is not None else None) or content_problem(raw)
     if problem is not None:
         refuse(problem)
+    from pbmserv.runtime import Runtime
+
     runtime = Runtime(settings)
     try:
-        check_key(runtime.processor)  # a mail that holds passwords is stored sealed with it
+        check_key(runtime.intake)  # a mail that holds passwords is stored sealed with it
         runtime.upgrade_schema()
         try:
-            runtime.processor.store(raw, sender)  # logs a duplicate
+            runtime.intake.store(raw, sender)  # logs a duplicate
         except UNSTORABLE_ERRORS as error:
             refuse(f"it cannot be stored as it is ({type(error).__name__})")
         try:  # the mail is safe now: whatever happens here, the next run takes it up again
@@ -72,8 +75,10 @@ def refuse(problem: str) -> NoReturn:
 @click.pass_obj
 def process(settings) -> None:  # type: ignore[no-untyped-def]
     """Process every pending inbound mail."""
+    from pbmserv.runtime import Runtime
+
     runtime = Runtime(settings)
-    check_key(runtime.processor)
+    check_key(runtime.intake)
     runtime.upgrade_schema()
     click.echo(f"processed {runtime.processor.process_pending()} mail(s)")
 
@@ -85,6 +90,8 @@ def process(settings) -> None:  # type: ignore[no-untyped-def]
 def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-untyped-def]
     """Work the outbox."""
     import time
+
+    from pbmserv.runtime import Runtime
 
     runtime = Runtime(settings)
     runtime.upgrade_schema()
@@ -102,15 +109,17 @@ def serve(settings) -> None:  # type: ignore[no-untyped-def]
     """Listen for SMTP; process mail and deliver replies in two worker processes."""
     import asyncio
 
-    from pbmserv.smtpd import serve as serve_forever
+    from pbmserv.store.database import upgrade
+    from pbmserv.supervisor import listening_intake
+    from pbmserv.supervisor import serve as serve_forever
 
-    runtime = Runtime(settings)
+    intake = listening_intake(settings)  # this process loads no game: the worker does
     try:
-        check_key(runtime.processor)
-        runtime.upgrade_schema()
-        asyncio.run(serve_forever(runtime))
+        check_key(intake)
+        upgrade(settings.database_url, settings.database_busy_seconds)
+        asyncio.run(serve_forever(intake))
     finally:
-        runtime.close()
+        intake.close()
 
 
 def main() -> None:

@@ -2,61 +2,46 @@
 
 A mail is sent by the process that has claimed it: its next try is moved
 `claim_seconds` on, so that no other process takes it up meanwhile. Either
-a deliverer claims the mails that are due (`deliver_due`), or, in `serve`,
-the worker writes its replies claimed already and hands their inbound ids
-to the deliverer after the commit (`deliver_handed_over`), which then
-reads them without taking SQLite's write lock. Mail is sent outside any
-transaction, and how it went is written afterwards. When that cannot be
-written (another writer holds the database longer than the busy timeout),
-the process keeps it and writes it before it sends anything else, so
-that what it sent is never sent again while it lives. A process that
-dies in between leaves its claims to run out, and those mails are sent
-again then: delivery is at least once, as between mail servers.
+this process claims the mails that are due and writes how each went
+(`deliver_due`: `receive`, `pbmserv deliver`), or, in `serve`, the worker,
+the database's one writer, claims for the deliverer: it writes its replies
+claimed already, claims what has come due (`claim_due`) and hands the ids
+over after its commit; the deliverer reads them without a write lock
+(`deliver_handed_over`), sends them, and hands how each went back to the
+worker (`hand_back`), which writes it in its next batch. Mail is sent
+outside any transaction. When how it went cannot be written or handed
+back, the process keeps it and does that before it sends anything else, so
+that what it sent is never sent again while it lives. A process that dies
+in between (a deliverer after sending, a worker before writing what it was
+handed back) leaves the claims to run out, and those mails are sent again
+then: delivery is at least once, as between mail servers.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-
-from sqlalchemy import Engine, Row, bindparam, select, update
+from typing import TYPE_CHECKING, Any
 
 from pbmserv.mail.backends import Backend, PermanentFailure, TemporaryFailure
-from pbmserv.service.processor import CLAIM_SECONDS, Clock, utc_now
-from pbmserv.store.database import reading
-from pbmserv.store.models import OutboxMail
+from pbmserv.service.intake import Clock, utc_now
+from pbmserv.service.output import CLAIM_SECONDS
+from pbmserv.store import outbox
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
 
 log = logging.getLogger(__name__)
 
-OUTBOX = OutboxMail.__table__
-#: what sending a mail needs of its row
-_SENDABLE = select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
-_DUE = (
-    _SENDABLE
-    .where(OUTBOX.c.status == "pending", OUTBOX.c.next_try_at <= bindparam("now"))
-    .order_by(OUTBOX.c.id)
-    .limit(bindparam("most"))
-    .with_for_update(skip_locked=True)
-)
-_CLAIM = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(next_try_at=bindparam("until"))
-_HANDED_OVER = (
-    _SENDABLE
-    .where(
-        OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
-        OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0,
-    )
-    .order_by(OUTBOX.c.id)
-)
-_OUTCOME = (
-    update(OUTBOX)
-    .where(OUTBOX.c.id == bindparam("row_id"))
-    .values(
-        status=bindparam("status"), attempts=bindparam("attempts"), last_error=bindparam("last_error"),
-        next_try_at=bindparam("next_try_at"),
-    )
-)
+#: outcomes of mails sent, each {row_id, status, attempts, last_error, next_try_at}
+Outcomes = list[dict[str, Any]]
+
+
+class OutcomesWaiting(Exception):
+    """The outcomes of mails sent could not be handed back yet; nothing more is sent until they are."""
 
 
 @dataclass
@@ -69,12 +54,15 @@ class Delivery:
     first_retry_seconds: float = 60.0
     batch: int = 50
     claim_seconds: float = CLAIM_SECONDS
+    #: who writes the outcomes of the mails sent (`serve`: the worker); None: this process, in a transaction of its own
+    hand_back: Callable[[Outcomes], Outcomes] | None = None
 
     def __post_init__(self) -> None:
         #: outcomes of mails sent that are not written yet
         self._unrecorded: list[dict[str, object]] = []
-        #: inbound mails handed over whose replies are not read yet
+        #: inbound mails handed over whose replies are not read yet, and outbox mails handed over
         self._handed_over: list[int] = []
+        self._handed_over_mails: list[int] = []
 
     def retry_delay(self, attempts: int) -> timedelta:
         """Exponential backoff with jitter, so many failed mails do not retry in step."""
@@ -89,31 +77,35 @@ class Delivery:
             sent += self._send_all(claimed)
         return sent
 
-    def deliver_handed_over(self, inbound_ids: list[int]) -> int:
+    def deliver_handed_over(self, inbound_ids: Sequence[int], outbox_ids: Sequence[int] = ()) -> int:
         """Send the replies to these inbound mails that the worker wrote
-        claimed for this process, and to those handed over before that
-        could not be read then; returns how many were sent."""
+        claimed for this process, and these outbox mails it claimed for it,
+        and those handed over before that could not be read then; returns
+        how many were sent."""
         self._handed_over += inbound_ids
+        self._handed_over_mails += outbox_ids
         self._record()
-        if not self._handed_over:
+        if not self._handed_over and not self._handed_over_mails:
             return 0
-        with reading(self.engine) as connection:
-            rows = connection.execute(_HANDED_OVER, {"inbound_ids": self._handed_over}).all()
-        self._handed_over = []
+        rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails)
+        self._handed_over, self._handed_over_mails = [], []
         return self._send_all(rows)
 
-    def _claim(self) -> list[Row]:
+    def claim_due(self, connection: Connection, most: int) -> list[int]:
+        """Claim up to `most` mails that are due, for the deliverer, in the
+        worker's transaction; their ids."""
+        now = self.clock()
+        rows = outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), most)
+        return [row.id for row in rows]
+
+    def _claim(self) -> list[Any]:
         """The due mails, each claimed in a short transaction of its own, so
         that neither a slow relay nor a big batch holds up the database."""
         now = self.clock()
         with self.engine.begin() as connection:
-            rows = connection.execute(_DUE, {"now": now, "most": self.batch}).all()
-            if rows:
-                until = now + timedelta(seconds=self.claim_seconds)
-                connection.execute(_CLAIM, {"ids": [row.id for row in rows], "until": until})
-        return rows
+            return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch))
 
-    def _send_all(self, rows: list[Row]) -> int:
+    def _send_all(self, rows: list[Any]) -> int:
         """Send the claimed mails, then write down how each went; returns how many were sent."""
         try:
             failures = [self._send(row.recipient, row.raw) for row in rows]
@@ -127,16 +119,23 @@ class Delivery:
         return sum(1 for outcome in outcomes if outcome["status"] == "sent")
 
     def _record(self) -> None:
-        """Write the outcomes of the mails sent. When another writer holds
-        the database too long, they stay in this process and the error is
-        raised; every later call writes them first, before it reads or
-        sends anything, until they are in. Meanwhile the mails' claims keep
-        other processes off them (for `claim_seconds`), and this process
-        reads them again only once they are recorded as sent."""
-        if self._unrecorded:
-            with self.engine.begin() as connection:
-                connection.execute(_OUTCOME, self._unrecorded)
-            self._unrecorded = []
+        """Write the outcomes of the mails sent, or hand them back to the
+        worker to write. When that cannot be done (another writer holds the
+        database too long, the worker reads none), they stay in this process
+        and an error is raised; every later call does it first, before it
+        reads or sends anything, until they are in. Meanwhile the mails'
+        claims keep other processes off them (for `claim_seconds`), and this
+        process reads them again only once they are recorded as sent."""
+        if not self._unrecorded:
+            return
+        if self.hand_back is not None:
+            self._unrecorded = self.hand_back(self._unrecorded)
+            if self._unrecorded:
+                raise OutcomesWaiting(f"{len(self._unrecorded)} outcomes wait for the worker to take them")
+            return
+        with self.engine.begin() as connection:
+            outbox.write_outcomes(connection, self._unrecorded)
+        self._unrecorded = []
 
     def _send(self, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
@@ -157,7 +156,7 @@ class Delivery:
             return failure
         return None
 
-    def _outcome(self, row: Row, failure: Exception | None) -> dict[str, object]:
+    def _outcome(self, row: Any, failure: Exception | None) -> dict[str, object]:
         attempts = row.attempts + 1
         outcome: dict[str, object] = {
             "row_id": row.id, "attempts": attempts, "status": "sent", "last_error": "", "next_try_at": self.clock(),

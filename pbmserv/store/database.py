@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -38,6 +35,11 @@ def normalise_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+def without_password(url: str) -> str:
+    """The database URL as it may be shown (logged)."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
     url = normalise_url(url)
     if make_url(url).get_backend_name() == "sqlite":
@@ -47,7 +49,7 @@ def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
                 f"no directory {path.parent} for the SQLite database {path}: make it, or set PBMSERV_DATABASE_URL or --config"
             )
         engine = create_engine(
-            url, connect_args={"timeout": busy_seconds, "factory": WriterLockedConnection},
+            url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection},
         )
         _configure_sqlite(engine)
         return engine
@@ -60,42 +62,14 @@ def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
     })
 
 
-class WriterLockedConnection(sqlite3.Connection):
-    """A SQLite connection whose write transactions also hold an flock on
-    `<database file>-writer`, from before `BEGIN IMMEDIATE` until after
-    the commit or rollback.
-
-    A writer that finds the database locked waits in SQLite's busy handler,
-    which sleeps in growing steps (up to 100 ms) and so wakes long after the
-    lock is free. The flock is tried every LONGEST_PAUSE at most instead, up
-    to the same timeout (a lock changes hands many times a second, and each
-    pause of the waiter is time in which nobody writes). Every connection opens the lock files itself, so
-    the flocks also exclude threads of one process; SQLite's own busy
-    timeout remains for other programs.
-
-    flock is not fair: the worker, ending one batch and beginning the
-    next at once, would take the lock again and again ahead of a writer
-    polling for it, which could wait for as long as the load lasts. So a
-    writer that has to wait says so with a shared flock on
-    `<database file>-waiting`, and a writer about to begin lets such
-    waiters go first (for up to YIELD_SECONDS)."""
-
-    YIELD_SECONDS = 0.02
-    LONGEST_PAUSE = 0.00025
+class SQLiteConnection(sqlite3.Connection):
+    """A SQLite connection that begins its write transactions with `BEGIN
+    IMMEDIATE` and sets `synchronous` only when it changes. In `serve` the
+    worker is the database's one writer; `receive` and the admin tool wait
+    for it in SQLite's own busy handler, up to `busy_seconds`."""
 
     def __init__(self, database: Any, *args: Any, **kwargs: Any):
         super().__init__(database, *args, **kwargs)
-        self._busy_seconds = float(kwargs.get("timeout", 5.0))
-        path = os.fsdecode(database) if isinstance(database, (str, bytes, os.PathLike)) else ":memory:"
-        self._writer_lock: int | None = None
-        self._waiting_lock: int | None = None
-        if path != ":memory:" and path and not path.startswith("file:"):
-            try:  # flock needs no write access: any user who may read the database may take turns
-                self._writer_lock = os.open(f"{path}-writer", os.O_RDONLY | os.O_CREAT, 0o644)
-                self._waiting_lock = os.open(f"{path}-waiting", os.O_RDONLY | os.O_CREAT, 0o644)
-            except OSError:  # e.g. a directory this user may not create files in: SQLite's busy timeout still guards
-                self._close_lock_files()
-        self._writing = False
         self._synchronous = ""
 
     def set_synchronous(self, level: str) -> None:
@@ -108,77 +82,7 @@ class WriterLockedConnection(sqlite3.Connection):
             self._synchronous = level
 
     def begin_writing(self) -> None:
-        if self._writer_lock is not None:
-            self._let_waiting_writers_go_first()
-            self._wait_for_writer_lock()
-            self._writing = True
-        try:
-            self.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self._done_writing()
-            raise
-
-    def _let_waiting_writers_go_first(self) -> None:
-        deadline = time.monotonic() + self.YIELD_SECONDS
-        while time.monotonic() < deadline:
-            try:  # taken only if no writer holds it shared, that is, none is waiting
-                fcntl.flock(self._waiting_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
-            except BlockingIOError:
-                time.sleep(0.0002)
-                continue
-            fcntl.flock(self._waiting_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
-            return
-
-    def _wait_for_writer_lock(self) -> None:
-        if self._try_writer_lock():
-            return
-        deadline = time.monotonic() + self._busy_seconds
-        pause = 0.0001
-        fcntl.flock(self._waiting_lock, fcntl.LOCK_SH)  # type: ignore[arg-type]
-        try:
-            while not self._try_writer_lock():
-                if time.monotonic() >= deadline:
-                    raise sqlite3.OperationalError("database is locked (another writer holds it)")
-                time.sleep(pause)
-                pause = min(pause * 2, self.LONGEST_PAUSE)
-        finally:
-            fcntl.flock(self._waiting_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
-
-    def _try_writer_lock(self) -> bool:
-        try:
-            fcntl.flock(self._writer_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # type: ignore[arg-type]
-        except BlockingIOError:
-            return False
-        return True
-
-    def commit(self) -> None:
-        try:
-            super().commit()
-        finally:
-            self._done_writing()
-
-    def rollback(self) -> None:
-        try:
-            super().rollback()
-        finally:
-            self._done_writing()
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._close_lock_files()
-
-    def _close_lock_files(self) -> None:
-        for descriptor in (self._writer_lock, self._waiting_lock):
-            if descriptor is not None:
-                os.close(descriptor)
-        self._writer_lock = self._waiting_lock = None
-
-    def _done_writing(self) -> None:
-        if self._writing:
-            self._writing = False
-            fcntl.flock(self._writer_lock, fcntl.LOCK_UN)  # type: ignore[arg-type]
+        self.execute("BEGIN IMMEDIATE")
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pbmserv.store.database import WriterLockedConnection
+from pbmserv.config import Settings
+from pbmserv.store.database import SQLiteConnection, sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrivals (
@@ -46,6 +47,12 @@ CREATE TABLE IF NOT EXISTS arrivals (
     sealed BLOB  -- see InboundMail.sealed
 )
 """
+
+
+def spool_of(settings: Settings) -> Spool | None:
+    """The arrival spool beside a SQLite database file (`<file>-spool`); None on PostgreSQL."""
+    path = sqlite_file(settings.database_url)
+    return None if path is None else Spool(spool_file(str(path)), settings.database_busy_seconds)
 
 
 def spool_file(database: str) -> Path:
@@ -73,7 +80,7 @@ class Spool:
     def __init__(self, path: str | Path, busy_seconds: float = 10.0):
         self.path = Path(path)
         self.busy_seconds = busy_seconds
-        self._connection: WriterLockedConnection | None = None
+        self._connection: SQLiteConnection | None = None
         self._lock = threading.Lock()  # one connection, used by one thread at a time
         self._admitted_through = 0  # in this process; 0 after a start: all is read again
         self._synced_through = 0  # admitted, and the database has synced that admission
@@ -116,7 +123,7 @@ class Spool:
         if synced:
             self._synced_through = self._admitted_through
             self._next_removal = time.monotonic() + self.REMOVE_SECONDS
-            self._remove_synced()
+            self._remove_synced(wait=False)
 
     def close(self) -> None:
         self._remove_synced()
@@ -125,16 +132,26 @@ class Spool:
                 self._connection.close()
                 self._connection = None
 
-    def _remove_synced(self) -> None:
-        if self._synced_through > self._removed_through:
-            with self._writing() as connection:
+    def _remove_synced(self, *, wait: bool = True) -> None:
+        """Remove what is synced. Without `wait`, only if intake is not
+        storing just now: the worker must not wait for intake's commits
+        (SQLite's busy handler sleeps in steps of up to 100 ms), and tries
+        again after its next durable batch."""
+        if self._synced_through <= self._removed_through:
+            return
+        try:
+            with self._writing(busy_seconds=None if wait else 0.0) as connection:
                 connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._synced_through,))
-            self._removed_through = self._synced_through
+        except sqlite3.OperationalError:
+            if wait:
+                raise
+            return
+        self._removed_through = self._synced_through
 
-    def _open(self) -> WriterLockedConnection:
+    def _open(self) -> SQLiteConnection:
         if self._connection is None:
             connection = sqlite3.connect(
-                self.path, timeout=self.busy_seconds, factory=WriterLockedConnection,
+                self.path, timeout=self.busy_seconds, factory=SQLiteConnection,
                 isolation_level=None, check_same_thread=False,
             )
             connection.execute("PRAGMA journal_mode=WAL")
@@ -147,11 +164,13 @@ class Spool:
         return self._connection
 
     @contextmanager
-    def _writing(self) -> Iterator[WriterLockedConnection]:
-        """A write transaction, taking turns with the other writers (another
-        `serve` on the same database) as the database's own do."""
+    def _writing(self, busy_seconds: float | None = None) -> Iterator[SQLiteConnection]:
+        """A write transaction, waiting for another writer up to
+        `busy_seconds` (None: the spool's own)."""
         with self._lock:
             connection = self._open()
+            waits = self.busy_seconds if busy_seconds is None else busy_seconds
+            connection.execute(f"PRAGMA busy_timeout={round(waits * 1000)}")
             connection.begin_writing()
             try:
                 yield connection

@@ -1,0 +1,153 @@
+"""The answers the server composes about a mail itself: what was refused
+and how to do it right, that it could not be read, that the server failed
+on it; each quoting the sender's mail with its passwords masked."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers
+from pbmserv.protocol import Request, probable_passwords
+from pbmserv.refusal import Refusal
+from pbmserv.service.context import Reply
+from pbmserv.service.masking import mask, masked_copy, nothing_kept
+from pbmserv.service.views import wrap
+
+if TYPE_CHECKING:
+    from pbmserv.service.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+#: how much of a mail an answer quotes
+QUOTED_LINES = 40
+QUOTED_LINE_CHARS = 200
+
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The commands of a mail from number `first` on were not carried out, and why."""
+
+    first: int
+    reason: str
+
+
+
+def error_subject(error: Refusal, catalog: Catalog) -> str:
+    if error.game and error.game in catalog:
+        title = catalog.get(error.game).title
+        if error.board is not None:
+            return f"{title} Board {error.board} Error"
+        return f"{title} Error"
+    return "pbmserv Error"
+
+
+
+def error_reply(mail: IncomingMail, error: Refusal, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
+    return Reply(
+        (mail.sender,), error_subject(error, catalog), "\n".join([*_error_text(error, secrets), "", quote(mail, secrets)]),
+        "error",
+    )
+
+
+
+def refusals_reply(
+    mail: IncomingMail, refusals: list[tuple[int, str, Refusal]], skipped: Skipped | None,
+    total: int, catalog: Catalog, secrets: tuple[str, ...],
+) -> Reply:
+    """One answer for every command of a `multiple` mail that was not carried out."""
+    missed = commands_missed(refusals, skipped, total)
+    parts = [wrap(f"{missed} of the {total} commands of your mail {'was' if missed == 1 else 'were'} not carried out.", hang="")]
+    for number, text, error in refusals:
+        parts += ["", f"Command {number}: {mask(text, secrets)}", *_error_text(error, secrets)]
+    if skipped is not None:
+        which = f"Command {total}" if skipped.first == total else f"Commands {skipped.first} to {total}"
+        parts += ["", wrap(f"{which}: not carried out: {skipped.reason}; send them again in another mail.", hang="")]
+    parts += ["", quote(mail, secrets)]
+    subjects = {error_subject(error, catalog) for _, _, error in refusals}
+    return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), "error")
+
+
+
+def commands_missed(refusals: list[tuple[int, str, Refusal]], skipped: Skipped | None, total: int) -> int:
+    """How many of a `multiple` mail's commands were not carried out."""
+    return len(refusals) + (total - skipped.first + 1 if skipped is not None else 0)
+
+
+
+def _error_text(error: Refusal, secrets: tuple[str, ...]) -> list[str]:
+    """What was wrong, how to do it right, and the board where a move was refused."""
+    parts = [wrap(mask(error.message, secrets), hang="")]
+    if error.fix:
+        parts.append(wrap(f"How to do it right: {error.fix}"))
+    if error.board_text:
+        parts += ["", error.board_text.rstrip("\n")]
+    return parts
+
+
+
+def read_headers(raw: bytes) -> IncomingMail | None:
+    """What can be read of a mail that could not be read whole: its
+    headers, or None if not even they can be."""
+    try:
+        return parse_headers(raw)
+    except Exception:
+        log.exception("a mail's headers could not be read")
+        return None
+
+
+
+def unreadable_reply(error: Unreadable) -> Callable[[IncomingMail, tuple[str, ...]], Reply]:
+    def answer(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
+        return Reply((mail.sender,), "pbmserv Error", (
+            wrap(f"The server could not read your mail: {error.reason}. Nothing in it was carried out.", hang="")
+            + "\n" + wrap(
+                "How to do it right: send your command as a plain text mail, the command in the Subject "
+                "line (or 'multiple' there and one command on each line of the body), without attachments."
+            ) + "\n\n" + quote(mail, secrets)
+        ), "error")
+    return answer
+
+
+
+def failed_copy(mail: IncomingMail | None, request: Request | None) -> bytes:
+    """What is kept of a failed mail: its masked copy. Where its commands
+    could not be read, nothing tells where its passwords stand, so only its
+    headers are kept (the Subject masked where a password would stand)."""
+    if mail is None:
+        return nothing_kept("not kept: the mail could not be read")
+    if request is not None:
+        return masked_copy(mail, request.passwords)
+    headers_only = replace(mail, text="", body="")
+    return masked_copy(
+        headers_only, probable_passwords(mail.subject), state="passwords removed; its text was not kept",
+    )
+
+
+
+def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
+    """The answer to a mail the server failed on: nothing in it was done."""
+    return Reply((mail.sender,), "pbmserv Error", (
+        "The server failed while handling your mail; nothing in it was carried out.\n"
+        "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
+    ), "error")
+
+
+
+def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
+    """The sender's mail as an answer quotes it: passwords masked, at most
+    QUOTED_LINES lines of at most QUOTED_LINE_CHARS characters (an error
+    must not carry a stranger's text to whoever a forged sender names)."""
+    lines = [f"Subject: {mask(mail.subject, secrets)}", *([""] + mask(mail.body, secrets).splitlines() if mail.body else [])]
+    quoted = [f"> {_cut(line, QUOTED_LINE_CHARS)}".rstrip() for line in lines[:QUOTED_LINES]]
+    if len(lines) > QUOTED_LINES:
+        quoted.append(f"> [... {len(lines) - QUOTED_LINES} more lines]")
+    return "Your mail:\n" + "\n".join(quoted)
+
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most] + " [...]"

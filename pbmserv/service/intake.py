@@ -1,0 +1,160 @@
+"""Intake: a mail as it is stored before anyone is told it is safe, in the
+arrival spool (SMTP on SQLite) or in `inbound_mails` (`receive`, and SMTP
+on PostgreSQL); what intake refuses to store at all. Intake needs no game
+loaded: `serve`'s listener process runs it with the games' names only."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from pbmserv.config import Settings
+from pbmserv.mail.inbound import Unreadable, parse_headers
+from pbmserv.protocol import Request, parse_request
+from pbmserv.protocol.errors import UnknownCommand
+from pbmserv.protocol.parser import is_multiple
+from pbmserv.service.masking import masked_copy, nothing_kept
+from pbmserv.service.processed import Processed, command_words, ms_since
+from pbmserv.store import inbound
+from pbmserv.store.key import ServerKey, server_key
+from pbmserv.store.spool import Arrival, Spool
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+Clock = Callable[[], datetime]
+#: the longest reverse or forward path, angle brackets included (RFC 5321 4.5.3.1.3)
+MAX_PATH_OCTETS = 256
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+_EMPTY_LINE = re.compile(rb"\n\r?\n")
+#: what it says of a mail kept sealed until it is processed
+PENDING_SEALED = "pending; the mail is kept sealed until it is processed"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def path_problem(address: str) -> str | None:
+    """Why intake refuses a sender or recipient address, or None."""
+    if _CONTROL_CHARACTER.search(address):
+        return "the address holds a control character"
+    if len(address) + 2 > MAX_PATH_OCTETS:
+        return f"the address is longer than {MAX_PATH_OCTETS} octets"
+    return None
+
+
+def content_problem(raw: bytes) -> str | None:
+    """Why intake refuses a mail's bytes, or None. The header block is
+    taken to end at the first empty line, however the lines end: where the
+    mail parser ends it earlier, the block checked is only the larger. The
+    body may hold anything: the raw mail is kept as bytes."""
+    if b"\0" in _EMPTY_LINE.split(raw, maxsplit=1)[0]:
+        return "the header holds a NUL byte"
+    return None
+
+
+def dedup_key(raw: bytes, envelope_sender: str, message_id: str) -> str:
+    """Same Message-ID from the same sender, or the same bytes without one, is the same mail."""
+    if message_id:
+        basis = f"{envelope_sender.lower()}\0{message_id}".encode()
+    else:
+        basis = raw
+    return hashlib.sha256(basis).hexdigest()
+
+
+@dataclass
+class Intake:
+    engine: Engine
+    settings: Settings
+    #: the command words of the games offered (the games themselves are not needed)
+    game_names: Collection[str]
+    clock: Clock = utc_now
+    #: where SMTP intake keeps mail on SQLite (see `pbmserv.store.spool`); None: straight into the database
+    spool: Spool | None = None
+
+    @cached_property
+    def key(self) -> ServerKey:
+        """The server's key, read (or made) on first use: `serve` and `receive` ask for it at start."""
+        return server_key(self.settings)
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self.spool is not None:
+            self.spool.close()
+
+    def store(self, raw: bytes, envelope_sender: str | None = None) -> tuple[int, bool]:
+        """Commit the raw mail; returns (row id, True if it was a duplicate)."""
+        return self.store_many([(raw, envelope_sender)])[0]
+
+    def store_many(self, mails: list[tuple[bytes, str | None]]) -> list[tuple[int, bool]]:
+        """Commit several raw mails into the database in one transaction;
+        returns (row id, True if it was a duplicate) for each."""
+        started = time.monotonic()
+        arrivals = [self.arrival(raw, envelope_sender) for raw, envelope_sender in mails]
+        stored = inbound.store(self.engine, arrivals)
+        for mail, (row_id, duplicate) in zip(arrivals, stored):
+            if duplicate:
+                command = self._command_stored(mail.raw)
+                Processed(row_id, mail.envelope_sender, command, "duplicate", "", ms_since(started)).log()
+        return stored
+
+    def accept(self, mails: list[tuple[bytes, str | None]]) -> None:
+        """Commit mails that arrived together, before they are acknowledged
+        (SMTP intake): into the spool when there is one, else into the
+        database, in one transaction either way (under load the write lock
+        changes hands once per group, not once per mail)."""
+        if self.spool is None:
+            self.store_many(mails)
+        else:
+            self.spool.append([self.arrival(raw, envelope_sender) for raw, envelope_sender in mails])
+
+    def _command_stored(self, stored: bytes) -> str:
+        """The command words of a mail as stored (a sealed mail's Subject is masked, its words are there)."""
+        try:
+            headers = parse_headers(stored)
+        except Unreadable:
+            return "-"
+        return command_words(parse_request(headers.subject, "", self.game_names))
+
+    def arrival(self, raw: bytes, envelope_sender: str | None) -> Arrival:
+        """The mail as it is stored. One that may hold passwords is stored as
+        its headers, its Subject masked, and the mail itself sealed with the
+        server's key until it is processed: neither the database nor its
+        log ever holds such a mail in clear. Which mails may hold passwords
+        is told from the headers alone: a mail of one command only if that
+        command takes a password (its body is a comment, in which the same
+        passwords are masked when it is passed on); a `multiple` mail, or
+        one whose headers cannot be read, anywhere."""
+        try:
+            headers = parse_headers(raw)
+        except Unreadable:
+            headers = None
+        reply_to, message_id = (headers.sender, headers.message_id) if headers is not None else ("", "")
+        sender = envelope_sender if envelope_sender is not None else reply_to
+        key = dedup_key(raw, sender, message_id)
+        if headers is not None:
+            secrets = self._subject_read(headers.subject).passwords
+            if not secrets and not is_multiple(headers.subject):
+                return Arrival(self.clock(), sender, message_id, key, raw)
+            kept = masked_copy(headers, secrets, state=PENDING_SEALED)
+        else:
+            kept = nothing_kept(PENDING_SEALED)
+        return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw))
+
+    def _subject_read(self, subject: str) -> Request:
+        """The Subject's command. A first word that is neither a command nor
+        a game offered is read as a game's name: a game given as a module
+        path (`[games] extra`) is not known here by name, and a mail to it
+        must be sealed as one to any other game is."""
+        request = parse_request(subject, "", self.game_names)
+        if isinstance(request.lines[0].error, UnknownCommand):
+            first_word = request.lines[0].text.split()[0]
+            request = parse_request(subject, "", [*self.game_names, first_word])
+        return request

@@ -1,0 +1,190 @@
+"""`serve`: listens for SMTP in this process, and runs the worker and the
+deliverer in a process each (a core of its own: Python threads would share
+one), restarting either if it dies, and the worker if it is stuck on one
+mail. This process needs no game loaded: the children load them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbmserv import logs
+from pbmserv.config import Settings
+from pbmserv.gamekit.registry import game_names
+from pbmserv.pipes import Handover, OutcomesPipe, Progress, WakePipe
+from pbmserv.service.intake import Intake
+from pbmserv.smtpd import start_listener
+from pbmserv.store.database import make_engine, without_password
+from pbmserv.store.key import key_path
+from pbmserv.store.spool import spool_of
+
+if TYPE_CHECKING:
+    from pbmserv.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+WATCHDOG_SECONDS = 5.0
+STOP_GRACE_SECONDS = 10.0
+GIL_SWITCH_SECONDS = 0.0005
+
+
+def listening_intake(settings: Settings) -> Intake:
+    """Intake for the listener, knowing the games offered by name only: a
+    game named in `[games] extra` is known by its commands (see `Intake`)."""
+    engine = make_engine(settings.database_url, settings.database_busy_seconds)
+    return Intake(engine, settings, game_names(), spool=spool_of(settings))
+
+
+@dataclass(frozen=True)
+class Pipes:
+    wake: WakePipe
+    deliver: Handover
+    outcomes: OutcomesPipe
+    progress: Progress
+
+
+def _child_process(
+    role: str, settings: Settings, pipes: Pipes, parent_pid: int, log_setup: logs.LogSetup, stuck_mail: str | None,
+) -> None:
+    logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    from pbmserv.runtime import Runtime  # here, in the child: the games are loaded with it
+    from pbmserv.worker import Deliverer, Worker
+
+    runtime = Runtime(settings)
+    if role == "worker":
+        worker: Worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress)
+        if stuck_mail is not None:
+            _give_up(runtime, stuck_mail)
+    else:
+        worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake)
+    # SIGTERM asks the loop to stop after the round under way. An exception
+    # raised from the handler would surface wherever the process happens to
+    # be, and where the database driver or the pool catches it while
+    # cleaning up, it turns into an ordinary error and the stop is lost.
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+    try:
+        worker.run(parent_pid)
+    finally:
+        runtime.close()
+
+
+def _give_up(runtime: Runtime, mail: str) -> None:
+    """Mark the mail the worker before this one was stuck on failed, with an
+    apology, so that this one does not take it up again."""
+    seconds = runtime.settings.stuck_seconds
+    try:
+        runtime.processor.give_up(mail, f"not processed within {seconds:g}s: given up")
+    except Exception:  # this worker takes the mail up again, and the watchdog tries once more
+        log.exception("could not give up the mail with dedup key %s", mail)
+
+
+def _stuck_mail(settings: Settings, worker: multiprocessing.process.BaseProcess, progress: Progress) -> str | None:
+    """A worker that has spent `stuck_seconds` on one mail (a game caught
+    in an endless loop, say) would hold up every later mail for good: it
+    is killed, which rolls its transaction back, and the mail it was on is
+    returned, for the new worker to mark failed with an apology first."""
+    seconds = settings.stuck_seconds
+    mail = progress.stuck_on(seconds)
+    if mail is None or not worker.is_alive():
+        return None
+    log.error("the worker has spent over %gs on the mail with dedup key %s; restarting it", seconds, mail)
+    worker.kill()
+    worker.join()
+    progress.end()
+    return mail
+
+
+async def serve(intake: Intake) -> None:
+    """Listen in this process; process mail in a worker process and deliver
+    in a third. Runs until SIGTERM or SIGINT."""
+    settings = intake.settings
+    host, _, port = settings.listen.rpartition(":")
+    # The senders of the mails a thread is storing wait for its commit, with
+    # a write lock held (the spool's); were it to wait the default 5 ms for
+    # the GIL while the event loop runs, their 250s would come as much later.
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    context = multiprocessing.get_context("spawn")
+    pipes = Pipes(WakePipe(context), Handover(context), OutcomesPipe(context), Progress(context))
+
+    def start(role: str, stuck_mail: str | None = None) -> multiprocessing.process.BaseProcess:
+        process = context.Process(
+            target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
+            name=f"pbmserv-{role}",
+        )
+        process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
+        return process
+
+    # listening first: a server that cannot listen starts nothing, and exits
+    server = await start_listener(intake, pipes.wake, host or "127.0.0.1", int(port))
+    children: dict[str, multiprocessing.process.BaseProcess] = {}
+    stopping = asyncio.Event()
+
+    def stop(signum: int) -> None:
+        log.info("pbmserv stopping on %s", signal.Signals(signum).name)
+        stopping.set()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        for role in ("worker", "deliverer"):
+            children[role] = start(role)
+        _log_start(settings, children["worker"].pid, children["deliverer"].pid)
+        while not stopping.is_set():
+            try:
+                await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
+            except TimeoutError:
+                stuck = await asyncio.to_thread(_stuck_mail, settings, children["worker"], pipes.progress)
+                if stuck is not None:
+                    children["worker"] = start("worker", stuck)
+                for role, child in children.items():
+                    if not child.is_alive():
+                        children[role] = start(role)
+                        log.error(
+                            "the %s process died (exit code %s); started a new one, pid %s",
+                            role, child.exitcode, children[role].pid,
+                        )
+    finally:
+        server.close()
+        try:  # sessions still sending are given a moment to get their answer
+            await asyncio.wait_for(server.wait_closed(), STOP_GRACE_SECONDS)
+        except TimeoutError:
+            log.warning("SMTP sessions still open at stop; closing them")
+        # the deliverer first: the worker writes what it handed back last before it leaves
+        for role in ("deliverer", "worker"):
+            if role in children:
+                await _stop_child(children[role])
+        log.info("pbmserv stopped; %s", ", ".join(
+            f"{role} pid {child.pid} exit code {child.exitcode}" for role, child in children.items()
+        ))
+
+
+async def _stop_child(child: multiprocessing.process.BaseProcess) -> None:
+    child.terminate()
+    await asyncio.to_thread(child.join, STOP_GRACE_SECONDS)
+    if child.is_alive():  # stuck: killing it rolls its transaction back, and loses nothing
+        log.warning("the %s process did not stop in time; killing it", child.name)
+        child.kill()
+        await asyncio.to_thread(child.join)
+
+
+def _log_start(settings: Settings, worker_pid: int | None, deliverer_pid: int | None) -> None:
+    """The settings an operator looks for first, the database password hidden."""
+    database = without_password(settings.database_url)
+    where = {"smtp": f" to {settings.relay}", "maildir": f" {settings.maildir}"}.get(settings.mail_backend, "")
+    mail = settings.mail_backend + where
+    log.info(
+        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s",
+        settings.listen, settings.address, database, mail, key_path(settings), worker_pid, deliverer_pid,
+        extra={
+            "listen": settings.listen, "address": settings.address, "database": database, "mail": mail,
+            "key_file": str(key_path(settings)), "worker_pid": worker_pid, "deliverer_pid": deliverer_pid,
+        },
+    )

@@ -1,0 +1,161 @@
+"""The worker, which processes inbound mail in batches and runs the timer
+pass (in `serve`, the database's one writer), and the deliverer, which
+sends what the worker hands it; each runs in a process of its own in
+`serve`, or the worker in a thread (tests)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any, Protocol
+
+from pbmserv.pipes import Handover, OutcomesPipe, Progress
+from pbmserv.runtime import Runtime
+from pbmserv.store import outbox
+from pbmserv.store.database import writing
+
+log = logging.getLogger(__name__)
+
+#: due outbox mails the worker claims for the deliverer in one batch at most
+CLAIMED_PER_BATCH = 200
+
+
+class EventLike(Protocol):
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
+class Worker:
+    """Processes inbound mail in arrival order and, every `timer_seconds`,
+    sends reminders and forfeits late games; woken by `wake` (set on new
+    mail) or every `poll_seconds`, until `stop` is set. In `serve` it
+    writes for the deliverer too: in each batch, what the deliverer handed
+    back through `outcomes`, and, every `poll_seconds`, claims for it the
+    mail that has come due; it hands the deliverer those and the replies it
+    writes through `deliver`. Without a deliverer it delivers itself."""
+
+    def __init__(
+        self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
+        outcomes: OutcomesPipe | None = None, progress: Progress | None = None,
+    ):
+        self.runtime = runtime
+        self.wake = wake if wake is not None else threading.Event()
+        self.deliver = deliver
+        self.outcomes = outcomes
+        self.progress = progress
+        self.stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._timers_due = time.monotonic()
+        self._claims_due = time.monotonic()
+        #: outcomes handed back and taken from the pipe, until a batch that writes them commits
+        self._unwritten: list[dict[str, Any]] = []
+
+    def start(self) -> None:
+        """Run in a thread of this process (tests, `receive`-style use)."""
+        self._thread = threading.Thread(target=self.run, name="pbmserv-worker", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def run(self, parent_pid: int | None = None) -> None:
+        while not self.stopping.is_set():
+            if parent_pid is not None and os.getppid() != parent_pid:
+                log.warning("the serving process is gone; %s stops", type(self).__name__.lower())
+                return
+            try:
+                self.work_round()
+            except Exception:
+                log.exception("%s round failed; retrying", type(self).__name__.lower())
+            self.pause()
+        self.leave()
+
+    def pause(self) -> None:
+        self.wake.wait(self.runtime.settings.poll_seconds)
+        self.wake.clear()
+
+    def leave(self) -> None:
+        """What the deliverer handed back last is written before the worker goes."""
+        if self.outcomes is None:
+            return
+        self._unwritten += self.outcomes.take()
+        if self._unwritten:
+            with writing(self.runtime.engine) as connection:
+                outbox.write_outcomes(connection, self._unwritten)
+            self._unwritten = []
+
+    def work_round(self) -> None:
+        more = True
+        while more and not self.stopping.is_set():  # mail stored meanwhile wakes the worker again
+            more = self._batch()
+        if time.monotonic() >= self._timers_due:
+            self._timers_due = time.monotonic() + self.runtime.settings.timer_seconds
+            for line in self.runtime.processor.run_timers():
+                log.info("timers: %s", line)
+        if self.deliver is None:  # in a thread: deliver here, retries that came due too
+            self.runtime.delivery.deliver_due()
+
+    def _batch(self) -> bool:
+        """One batch; whether pending mail may be left."""
+        claims_due = self.deliver is not None and time.monotonic() >= self._claims_due
+        claimed: list[int] = []
+        if self.outcomes is not None:
+            self._unwritten += self.outcomes.take()
+
+        def for_the_deliverer(connection: Any) -> None:  # in the batch's transaction (again, if it is tried again)
+            outbox.write_outcomes(connection, self._unwritten)
+            if claims_due:
+                claimed[:] = self.runtime.delivery.claim_due(connection, CLAIMED_PER_BATCH)
+
+        try:
+            _, more = self.runtime.processor.process_batch(
+                on_mail=self.progress.begin if self.progress is not None else None,
+                hand_over=self.deliver.send if self.deliver is not None else None,
+                also=for_the_deliverer if self.deliver is not None else None,
+            )
+        finally:
+            if self.progress is not None:
+                self.progress.end()
+        self._unwritten = []
+        if self.deliver is not None and claims_due:
+            self.deliver.send([], claimed)
+            if len(claimed) < CLAIMED_PER_BATCH:  # else more is due at once
+                self._claims_due = time.monotonic() + self.runtime.settings.poll_seconds
+        return more
+
+
+class Deliverer(Worker):
+    """Sends what the worker hands over (`handed_over`) as soon as it comes,
+    and hands back how each mail went (`outcomes`), waking the worker
+    (`wake_worker`) to write it."""
+
+    def __init__(
+        self, runtime: Runtime, handed_over: Handover, outcomes: OutcomesPipe, wake_worker: EventLike | None = None,
+    ):
+        super().__init__(runtime)
+        self.handed_over = handed_over
+        self.wake_worker = wake_worker
+        runtime.delivery.hand_back = outcomes.send
+
+    def pause(self) -> None:
+        self.handed_over.wait(self.runtime.settings.poll_seconds)
+
+    def stop(self) -> None:
+        self.stopping.set()  # seen at the end of the pause, within poll_seconds
+
+    def leave(self) -> None:
+        pass
+
+    def work_round(self) -> None:
+        # every round, also without new ids: what a round before could
+        # neither hand back nor read is done first
+        sent = self.runtime.delivery.deliver_handed_over(*self.handed_over.take())
+        if sent and self.wake_worker is not None:
+            self.wake_worker.set()
