@@ -24,7 +24,9 @@ class Runtime:
     backend: Backend | None = None
 
     def __post_init__(self) -> None:
-        self.engine: Engine = make_engine(self.settings.database_url, self.settings.database_busy_seconds)
+        self.engine: Engine = make_engine(
+            self.settings.database_url, self.settings.database_busy_seconds, prepared=self.settings.database_prepared,
+        )
         self.sessions: sessionmaker = session_factory(self.engine)
         if self.catalog is None:
             try:

@@ -18,7 +18,7 @@ from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import RateLog
 from pbmserv.store import records
 from pbmserv.store.key import ServerKey
-from pbmserv.store.models import Address, User
+from pbmserv.store.models import User
 from pbmserv.store.prepared import Prepared
 
 
@@ -46,13 +46,6 @@ def disabled_account(account: records.Account, server_address: str) -> ServiceEr
 
 # built once: these run for every move
 _USER = select(User).where(User.userid == bindparam("userid"))
-_USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
-_ADDRESSES = Prepared(
-    select(_ADDRESS_ROWS.c.address)
-    .join(_USERS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
-    .where(_USERS.c.userid == bindparam("userid"), _ADDRESS_ROWS.c.confirmed_at.is_not(None))
-    .order_by(_ADDRESS_ROWS.c.position)
-)
 
 
 @dataclass(frozen=True)
@@ -162,9 +155,7 @@ class Context:
         return query.rows(self.connection, params)
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-        """Each user's confirmed addresses, in their order (one query a user: most
-        mails go to two, and an IN list could not be prepared)."""
-        return {
-            userid: tuple(address for (address,) in self.read(_ADDRESSES, {"userid": userid}))
-            for userid in dict.fromkeys(userids)
-        }
+        """Each user's confirmed addresses, in their order."""
+        if "session" in self.__dict__:
+            self.session.flush()
+        return records.confirmed_addresses(self.connection, userids)

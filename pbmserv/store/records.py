@@ -19,13 +19,14 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from pbmserv.store.models import Board, Move, QueuedMove, User
+from pbmserv.store.models import Address, Board, Move, QueuedMove, User
 from pbmserv.store.prepared import Prepared
 
 BOARDS = Board.__table__
 MOVES = Move.__table__
 QUEUED = QueuedMove.__table__
 USERS = User.__table__
+ADDRESSES = Address.__table__
 
 
 @dataclass(eq=False)
@@ -109,6 +110,13 @@ _QUEUED = Prepared(
 )
 _UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
 _CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
+# an expanding IN makes its SQL anew for each number of users, so it runs through Connection.execute
+_CONFIRMED_ADDRESSES = (
+    select(USERS.c.userid, ADDRESSES.c.address)
+    .join(USERS, ADDRESSES.c.user_id == USERS.c.id)
+    .where(USERS.c.userid.in_(bindparam("userids", expanding=True)), ADDRESSES.c.confirmed_at.is_not(None))
+    .order_by(ADDRESSES.c.position)
+)
 _ACCOUNT = Prepared(
     select(*(USERS.c[f.name] for f in fields(Account))).where(USERS.c.userid == bindparam("userid"))
 )
@@ -186,3 +194,11 @@ def clear_queue(connection: Connection, board_id: int) -> None:
 def find_account(connection: Connection, userid: str) -> Account | None:
     rows = _ACCOUNT.rows(connection, {"userid": userid})
     return Account(*rows[0]) if rows else None
+
+
+def confirmed_addresses(connection: Connection, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each user's confirmed addresses, in their order, in one query (a user without any, or unknown: none)."""
+    found: dict[str, list[str]] = {userid: [] for userid in userids}
+    for userid, address in connection.execute(_CONFIRMED_ADDRESSES, {"userids": list(found)}):
+        found[userid].append(address)
+    return {userid: tuple(addresses) for userid, addresses in found.items()}
