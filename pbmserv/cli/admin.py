@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from sqlalchemy import Connection, func, select
 
 from pbmserv.cli import Tool, config_option
 from pbmserv.config import load_settings
@@ -21,10 +20,11 @@ from pbmserv.service import operator
 from pbmserv.service.boards import replay
 from pbmserv.service.context import as_utc
 from pbmserv.service.views import board_mail, names_and
+from pbmserv.store import operator as stored
 from pbmserv.store import records
 from pbmserv.store.database import reading, require_current_schema
-from pbmserv.store.models import Board, InboundMail, OutboxMail, User
-from pbmserv.store.records import BOARDS, BoardRecord
+from pbmserv.store.handles import Connection
+from pbmserv.store.records import BoardRecord
 
 T = TypeVar("T")
 
@@ -150,11 +150,11 @@ def users_list(ctx: click.Context) -> None:
     Columns: userid, addresses (all of them, confirmed or not), since (when
     the account was made) and disabled (since when, if it is)."""
     runtime = _runtime(ctx)
-    with runtime.sessions() as session:
+    with reading(runtime.engine) as connection:
         rows = [
             {"userid": u.userid, "addresses": ", ".join(a.address for a in u.addresses), "since": _time(u.created_at),
              "disabled": _time(u.disabled_at)}
-            for u in session.scalars(select(User).order_by(User.userid))
+            for u in stored.accounts(connection)
         ]
     _emit(ctx, rows, ["userid", "addresses", "since", "disabled"])
 
@@ -167,7 +167,7 @@ def users_show(ctx: click.Context, userid: str) -> None:
     """One account: its addresses and whether each is confirmed, when it was
     made, its boards, its vacation, whether it is disabled, and when the
     last mail from one of its addresses came."""
-    view = operator.account(_runtime(ctx).sessions, userid)
+    view = operator.account(_runtime(ctx).engine, userid)
     if view is None:
         raise click.ClickException(f"no account {userid}")
     _emit_record(ctx, {
@@ -195,7 +195,7 @@ def users_disable(ctx: click.Context, userid: str, reason: str) -> None:
     disabled and whom to write to). Its boards go on: the other players
     wait for its moves, with reminders and forfeits as usual."""
     runtime = _runtime(ctx)
-    _each("user", [userid], lambda u: operator.disable(runtime.sessions, u, reason.strip(), runtime.clock()), "disabled")
+    _each("user", [userid], lambda u: operator.disable(runtime.engine, u, reason.strip(), runtime.clock()), "disabled")
 
 
 @users.command("enable")
@@ -204,7 +204,7 @@ def users_disable(ctx: click.Context, userid: str, reason: str) -> None:
 def users_enable(ctx: click.Context, userid: str) -> None:
     """Take the account's commands again after `users disable`."""
     runtime = _runtime(ctx)
-    _each("user", [userid], lambda u: operator.enable(runtime.sessions, u), "enabled")
+    _each("user", [userid], lambda u: operator.enable(runtime.engine, u), "enabled")
 
 
 @users.command("set-password")
@@ -222,7 +222,7 @@ def users_set_password(ctx: click.Context, userid: str, from_stdin: bool) -> Non
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     runtime = _runtime(ctx)
     _each(
-        "user", [userid], lambda u: operator.set_password(runtime.sessions, runtime.processor.passwords, u, password),
+        "user", [userid], lambda u: operator.set_password(runtime.engine, runtime.processor.passwords, u, password),
         "password changed",
     )
 
@@ -236,7 +236,7 @@ def users_set_address(ctx: click.Context, userid: str, addresses: tuple[str, ...
     order; they get its mail at once, without a mail to confirm them."""
     runtime = _runtime(ctx)
     _each(
-        "user", [userid], lambda u: operator.set_addresses(runtime.sessions, u, addresses, runtime.clock()), "addresses set",
+        "user", [userid], lambda u: operator.set_addresses(runtime.engine, u, addresses, runtime.clock()), "addresses set",
     )
 
 
@@ -262,14 +262,11 @@ def games_list(ctx: click.Context, game_type: str | None) -> None:
     Columns: game, board, players, moves (made so far), status (active or
     finished) and updated (the time of the last move)."""
     runtime = _runtime(ctx)
-    query = select(Board).order_by(Board.game_type, Board.board)
-    if game_type:
-        query = query.where(Board.game_type == _game(runtime, game_type).name)
-    with runtime.sessions() as session:
+    with reading(runtime.engine) as connection:
         rows = [
             {"game": b.game_type, "board": b.board, "players": " vs ".join(b.seats), "moves": b.move_count,
              "status": b.status, "updated": _time(b.updated_at)}
-            for b in session.scalars(query)
+            for b in _boards(connection, runtime, game_type)
         ]
     _emit(ctx, rows, ["game", "board", "players", "moves", "status", "updated"])
 
@@ -283,8 +280,7 @@ def _board(connection: Connection, game: Game, number: int) -> BoardRecord:
 
 def _boards(connection: Connection, runtime: Runtime, game_type: str | None) -> list[BoardRecord]:
     """Every board (of one game type)."""
-    where = [BOARDS.c.game_type == _game(runtime, game_type).name] if game_type else []
-    return records.boards_where(connection, *where)
+    return records.all_boards(connection, _game(runtime, game_type).name if game_type else None)
 
 
 def _viewer(board: BoardRecord, seat: str | None) -> int | None:
@@ -434,15 +430,11 @@ def inbound_list(ctx: click.Context, status: str | None, limit: int) -> None:
 
     Columns: id, received, sender (the envelope sender), status (pending,
     done, failed or dropped) and error (why it failed or was dropped)."""
-    runtime = _runtime(ctx)
-    query = select(InboundMail).order_by(InboundMail.id.desc()).limit(limit)
-    if status:
-        query = query.where(InboundMail.status == status)
-    with runtime.sessions() as session:
+    with reading(_runtime(ctx).engine) as connection:
         rows = [
             {"id": m.id, "received": _time(m.received_at), "sender": m.envelope_sender, "status": m.status,
              "error": m.error}
-            for m in session.scalars(query)
+            for m in stored.inbound_mails(connection, status, limit)
         ]
     _emit(ctx, rows, ["id", "received", "sender", "status", "error"])
 
@@ -454,18 +446,16 @@ def inbound_list(ctx: click.Context, status: str | None, limit: int) -> None:
 def inbound_show(ctx: click.Context, row_id: int) -> None:
     """One received mail: its outcome and the copy that is kept of it
     (with its passwords masked once it has been processed)."""
-    runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        mail = session.get(InboundMail, row_id)
-        if mail is None:
-            raise click.ClickException(f"no inbound mail {row_id}")
-        data = {
-            "id": mail.id, "received": _time(mail.received_at), "sender": mail.envelope_sender,
-            "message_id": mail.message_id, "status": mail.status, "error": mail.error or None,
-            "processed": _time(mail.processed_at),
-        }
-        text = _mail_text(mail.raw)
-    _emit_record(ctx, data, text)
+    with reading(_runtime(ctx).engine) as connection:
+        mail = stored.find_inbound(connection, row_id)
+    if mail is None:
+        raise click.ClickException(f"no inbound mail {row_id}")
+    data = {
+        "id": mail.id, "received": _time(mail.received_at), "sender": mail.envelope_sender,
+        "message_id": mail.message_id, "status": mail.status, "error": mail.error or None,
+        "processed": _time(mail.processed_at),
+    }
+    _emit_record(ctx, data, _mail_text(mail.raw))
 
 
 @inbound.command("fail")
@@ -507,15 +497,11 @@ def outbox_list(ctx: click.Context, status: str | None, limit: int) -> None:
     Columns: id, recipient, status (pending, sent, or dead: given up),
     attempts (at delivery), next_try (when it is due, if not sent) and
     last_error (the last delivery failure)."""
-    runtime = _runtime(ctx)
-    query = select(OutboxMail).order_by(OutboxMail.id.desc()).limit(limit)
-    if status:
-        query = query.where(OutboxMail.status == status)
-    with runtime.sessions() as session:
+    with reading(_runtime(ctx).engine) as connection:
         rows = [
             {"id": m.id, "recipient": m.recipient, "status": m.status, "attempts": m.attempts,
              "next_try": _time(m.next_try_at), "last_error": m.last_error}
-            for m in session.scalars(query)
+            for m in stored.outbox_mails(connection, status, limit)
         ]
     _emit(ctx, rows, ["id", "recipient", "status", "attempts", "next_try", "last_error"])
 
@@ -528,18 +514,16 @@ def outbox_show(ctx: click.Context, mail_id: int) -> None:
     """One outgoing mail: its delivery (status, attempts, next try, last
     error) and the mail itself, headers and body. What it quotes of a
     player's mail has its passwords masked already."""
-    runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        mail = session.get(OutboxMail, mail_id)
-        if mail is None:
-            raise click.ClickException(f"no outbox mail {mail_id}")
-        data = {
-            "id": mail.id, "created": _time(mail.created_at), "recipient": mail.recipient, "kind": mail.kind,
-            "message_id": mail.message_id, "answers_inbound": mail.inbound_id, "status": mail.status,
-            "attempts": mail.attempts, "next_try": _time(mail.next_try_at), "last_error": mail.last_error or None,
-        }
-        text = _mail_text(mail.raw)
-    _emit_record(ctx, data, text)
+    with reading(_runtime(ctx).engine) as connection:
+        mail = stored.find_outbox(connection, mail_id)
+    if mail is None:
+        raise click.ClickException(f"no outbox mail {mail_id}")
+    data = {
+        "id": mail.id, "created": _time(mail.created_at), "recipient": mail.recipient, "kind": mail.kind,
+        "message_id": mail.message_id, "answers_inbound": mail.inbound_id, "status": mail.status,
+        "attempts": mail.attempts, "next_try": _time(mail.next_try_at), "last_error": mail.last_error or None,
+    }
+    _emit_record(ctx, data, _mail_text(mail.raw))
 
 
 @outbox.command("retry")
@@ -553,9 +537,9 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...], all_dead: bool) -> No
         raise click.UsageError("name mail ids or give --all-dead")
     runtime = _runtime(ctx)
     if all_dead:
-        click.echo(f"{operator.retry_dead_outbox(runtime.sessions, runtime.clock())} mail(s) due again")
+        click.echo(f"{operator.retry_dead_outbox(runtime.engine, runtime.clock())} mail(s) due again")
         return
-    _each("outbox", ids, lambda mail_id: operator.retry_outbox(runtime.sessions, mail_id, runtime.clock()), "due again")
+    _each("outbox", ids, lambda mail_id: operator.retry_outbox(runtime.engine, mail_id, runtime.clock()), "due again")
 
 
 @cli.command()
@@ -575,18 +559,8 @@ def cleanup(ctx: click.Context) -> None:
 @click.pass_context
 def stats(ctx: click.Context) -> None:
     """Counts of users, boards and mail."""
-    runtime = _runtime(ctx)
-    with runtime.sessions() as session:
-        def count(column, *where):  # type: ignore[no-untyped-def]
-            return session.scalar(select(func.count(column)).where(*where)) or 0
-
-        data = {
-            "users": count(User.id),
-            "boards_active": count(Board.id, Board.status == "active"),
-            "boards_finished": count(Board.id, Board.status == "finished"),
-            **{f"inbound_{s}": count(InboundMail.id, InboundMail.status == s) for s in ("pending", "done", "failed", "dropped")},
-            **{f"outbox_{s}": count(OutboxMail.id, OutboxMail.status == s) for s in ("pending", "sent", "dead")},
-        }
+    with reading(_runtime(ctx).engine) as connection:
+        data = stored.counts(connection)
     if ctx.obj["json"]:
         click.echo(json.dumps(data, indent=2))
     else:

@@ -643,12 +643,7 @@ class Processor:
         """Run one step of the timer pass and queue the mails it made; returns its report."""
         output = BatchOutput(connection, self.clock, self.settings)
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, "")
-        try:
-            replies, report = step(ctx)
-            ctx.close()
-        except BaseException:
-            ctx.discard()
-            raise
+        replies, report = step(ctx)
         output.replies += [row for reply in replies for row in self._outbox_rows(None, None, reply, now)]
         output.write()
         return report
@@ -665,13 +660,7 @@ class Processor:
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, command, comment: str, now: datetime,
     ) -> list[Reply]:
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment)
-        try:
-            replies = execute(ctx, command)
-            ctx.close()  # the ORM session's changes fail here, inside the savepoint
-        except BaseException:
-            ctx.discard()
-            raise
-        return replies
+        return execute(ctx, command)
 
     def _outbox_rows(
         self, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.store.models import Address, Board, Move, QueuedMove, User
@@ -117,6 +117,13 @@ _CONFIRMED_ADDRESSES = (
     .where(USERS.c.userid.in_(bindparam("userids", expanding=True)), ADDRESSES.c.confirmed_at.is_not(None))
     .order_by(ADDRESSES.c.position)
 )
+_QUEUED_FOR_SEAT = Prepared(
+    select(QUEUED.c.id, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"), QUEUED.c.seat == bindparam("seat"))
+)
+_QUEUE = Prepared(insert(QUEUED))
+_REQUEUE = Prepared(
+    update(QUEUED).where(QUEUED.c.id == bindparam("queued_id")).values(text=bindparam("text"), created_at=bindparam("created_at"))
+)
 _ACCOUNT = Prepared(
     select(*(USERS.c[f.name] for f in fields(Account))).where(USERS.c.userid == bindparam("userid"))
 )
@@ -129,12 +136,49 @@ def find_board(connection: Connection, game_type: str, number: int, *, lock: boo
     return BoardRecord(*rows[0]) if rows else None
 
 
-def boards_where(
-    connection: Connection, *criteria: ColumnElement[bool], lock: bool = False,
-    order_by: tuple[ColumnElement[Any], ...] = (BOARDS.c.game_type, BOARDS.c.board),
-) -> list[BoardRecord]:
+def _boards(connection: Connection, *criteria: ColumnElement[bool], lock: bool = False,
+            order_by: tuple[ColumnElement[Any], ...] = (BOARDS.c.game_type, BOARDS.c.board)) -> list[BoardRecord]:
     query = select(*_BOARD_COLUMNS).where(*criteria).order_by(*order_by)
     return [BoardRecord(*row) for row in connection.execute(query.with_for_update() if lock else query)]
+
+
+def all_boards(connection: Connection, game_type: str | None = None) -> list[BoardRecord]:
+    """Every board (of one game type, if given), by game type and number."""
+    return _boards(connection, *([BOARDS.c.game_type == game_type] if game_type is not None else []))
+
+
+def running_boards(connection: Connection, game_type: str | None = None, *, lock: bool = False) -> list[BoardRecord]:
+    """The boards in play (of one game type, if given), by game type and number."""
+    criteria = [BOARDS.c.status == "active"] + ([BOARDS.c.game_type == game_type] if game_type is not None else [])
+    return _boards(connection, *criteria, lock=lock)
+
+
+def boards_in_game(connection: Connection, game_type: str, status: str | None = None) -> list[BoardRecord]:
+    """The game type's boards (those with the status, if given: active or finished), by number."""
+    criteria = [BOARDS.c.game_type == game_type] + ([BOARDS.c.status == status] if status is not None else [])
+    return _boards(connection, *criteria)
+
+
+def finished_boards(connection: Connection, game_type: str) -> list[BoardRecord]:
+    """The game type's finished boards, the last to end first."""
+    criteria = (BOARDS.c.game_type == game_type, BOARDS.c.status == "finished")
+    return _boards(connection, *criteria, order_by=(BOARDS.c.updated_at.desc(), BOARDS.c.board.desc()))
+
+
+def running_board_ids(connection: Connection) -> list[int]:
+    """The ids of the running boards, by game type and number."""
+    return list(connection.scalars(
+        select(BOARDS.c.id).where(BOARDS.c.status == "active").order_by(BOARDS.c.game_type, BOARDS.c.board)
+    ))
+
+
+def running_boards_among(connection: Connection, board_ids: list[int]) -> list[BoardRecord]:
+    """Those of the boards that are still running, locked until the transaction ends."""
+    return _boards(connection, BOARDS.c.id.in_(board_ids), BOARDS.c.status == "active", lock=True)
+
+
+def newest_board_number(connection: Connection, game_type: str) -> int | None:
+    return connection.scalar(select(func.max(BOARDS.c.board)).where(BOARDS.c.game_type == game_type))
 
 
 def insert_board(connection: Connection, **values: Any) -> BoardRecord:
@@ -180,6 +224,17 @@ def remove_move(connection: Connection, board_id: int, number: int) -> None:
 
 def queued_moves(connection: Connection, board_id: int) -> list[QueuedRecord]:
     return [QueuedRecord(*row) for row in _QUEUED.rows(connection, {"board_id": board_id})]
+
+
+def queue_move(connection: Connection, board_id: int, seat: int, text: str, now: datetime) -> str | None:
+    """Keep `text` as the seat's queued move; returns the text of the one it replaces, if any."""
+    found = _QUEUED_FOR_SEAT.rows(connection, {"board_id": board_id, "seat": seat})
+    if not found:
+        _QUEUE.run(connection, {"board_id": board_id, "seat": seat, "text": text, "created_at": now})
+        return None
+    [(queued_id, earlier)] = found
+    _REQUEUE.run(connection, {"queued_id": queued_id, "text": text, "created_at": now})
+    return earlier
 
 
 def unqueue(connection: Connection, queued_id: int) -> None:
