@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from sqlalchemy import event
+import re
+from dataclasses import replace
+from pathlib import Path
 
+from sqlalchemy import event, select
+
+import pbmserv
 from pbmserv.runtime import Runtime
-from pbmserv.store import records
+from pbmserv.service.context import as_utc
+from pbmserv.store import following, records, users
+from pbmserv.store.following import PolicyRecord
+from pbmserv.store.records import ADDRESSES
+from pbmserv.store.users import AddressRecord
+from tests.conftest import FakeClock
 from tests.mailtools import send
 
 
@@ -18,3 +28,48 @@ def test_the_addresses_of_many_users_are_read_in_one_query(runtime: Runtime) -> 
         found = records.confirmed_addresses(connection, ["bob", "alice", "nobody"])
     assert found == {"bob": ("bob@example.org",), "alice": ("alice@example.org",), "nobody": ()}
     assert len([sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]) == 1
+
+
+def test_only_the_store_imports_sqlalchemy() -> None:
+    package = Path(pbmserv.__file__).parent
+    importing = {
+        str(path.relative_to(package)) for path in package.rglob("*.py")
+        if path.relative_to(package).parts[0] != "store" and re.search(r"^\s*(from|import) sqlalchemy", path.read_text(), re.M)
+    }
+    # issue 18: the pipeline's modules, whose SQL is being moved into store/ with their split
+    assert importing <= {"service/processor.py", "service/delivery.py", "smtpd.py", "runtime.py"}
+
+
+def test_an_address_kept_keeps_its_row_and_its_confirmation(runtime: Runtime, clock: FakeClock) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    with runtime.engine.begin() as connection:
+        alice = records.find_account(connection, "alice")
+        row_of = dict(connection.execute(select(ADDRESSES.c.address, ADDRESSES.c.id)).all())
+        users.write_addresses(connection, alice.id, [AddressRecord("new@example.org"), *users.addresses_of(connection, alice.id)])
+        kept = users.addresses_of(connection, alice.id)
+        assert [(a.address, a.confirmed_at and as_utc(a.confirmed_at)) for a in kept] == [
+            ("new@example.org", None), ("alice@example.org", clock.now),
+        ]
+        assert dict(connection.execute(select(ADDRESSES.c.address, ADDRESSES.c.id)).all())["alice@example.org"] == row_of["alice@example.org"]
+        users.write_addresses(connection, alice.id, [AddressRecord("new@example.org")])
+        assert users.addresses_of(connection, alice.id) == [AddressRecord("new@example.org")]
+
+
+def test_a_policy_is_stored_once_and_then_changed(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    with runtime.engine.begin() as connection:
+        alice = records.find_account(connection, "alice")
+        assert following.find_policy(connection, alice.id, "toy") is None
+        following.save_policy(connection, PolicyRecord(id=None, user_id=alice.id, game_type="toy", seeking=2))
+        stored = following.find_policy(connection, alice.id, "toy")
+        assert stored is not None and stored.seeking == 2 and stored.accepts_challenges
+        following.save_policy(connection, replace(stored, accepts_challenges=False))
+        assert following.policies_in_game(connection, "toy") == {"alice": replace(stored, accepts_challenges=False)}
+
+
+def test_a_queued_move_replaces_the_seats_earlier_one(toy_boards: Runtime, clock: FakeClock) -> None:
+    with toy_boards.engine.begin() as connection:
+        board = records.find_board(connection, "toy", 101)
+        assert records.queue_move(connection, board.id, 0, "c3", clock.now) is None
+        assert records.queue_move(connection, board.id, 0, "d4", clock.now) == "c3"
+        assert [(q.seat, q.text) for q in records.queued_moves(connection, board.id)] == [(0, "d4")]

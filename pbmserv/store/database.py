@@ -263,9 +263,9 @@ def savepoint(connection: Connection, name: str) -> Iterator[None]:
     the connection's transaction. The SAVEPOINT is written out here because
     SQLAlchemy's own (`begin_nested`) gives each one a new name, and so
     compiles its statement anew every time, which costs more than a query;
-    it is invisible to SQLAlchemy, so an ORM session used inside must be
-    ended before the block ends (see `service.context.Context`). It runs
-    on the driver's cursor, as the statements of a move do (`prepared`)."""
+    it is invisible to SQLAlchemy, so no ORM session may be used inside (the
+    service uses none). It runs on the driver's cursor, as the statements
+    of a move do (`prepared`)."""
     run_sql(connection, f"SAVEPOINT {name}")
     try:
         yield

@@ -1,13 +1,14 @@
-"""Boards, their moves and accounts as plain records, read and written with
-Core statements built once.
+"""Boards, their moves and queued moves, and what every move needs of
+accounts, as plain records read and written with Core statements built once.
 
 A move is what the server does most, and on its path the ORM's identity
 map, unit of work and per-query machinery cost more than the move itself.
-So boards never go through the ORM: a `BoardRecord` is loaded, changed in
+So no command goes through the ORM: a `BoardRecord` is loaded, changed in
 Python and written back with one version-guarded UPDATE (`save_board`).
-The statements are run as `Prepared` ones, on the driver's cursor (see
-`store.prepared`). The ORM models in `models` remain the schema and serve
-the rarer commands (accounts, subscriptions, policies, ratings).
+The statements of every move are run as `Prepared` ones, on the driver's
+cursor (see `store.prepared`). The ORM models in `models` are the schema;
+the rarer commands have records and functions of their own in `users`,
+`following` and `operator`.
 """
 
 from __future__ import annotations
