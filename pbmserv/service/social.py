@@ -110,7 +110,7 @@ def _unsubscribe_all(ctx: Context, game: Game, user: Account) -> list[Reply]:
             f"{syntax(game.name, 'subscribe')} starts a subscription",
             game=game.name,
         )
-    if follows_new:
+    if policy is not None and follows_new:
         following.save_policy(ctx.connection, replace(policy, subscribes_new_boards=False))
     following.unsubscribe(ctx.connection, [subscription.id for subscription in watched])
     boards = f"{len(watched)} board {'subscription' if len(watched) == 1 else 'subscriptions'}"

@@ -48,11 +48,6 @@ class User(Base):
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )
 
-    @property
-    def mail_addresses(self) -> list[str]:
-        """The addresses the account's mail goes to: the confirmed ones."""
-        return [a.address for a in self.addresses if a.confirmed_at is not None]
-
 
 class Address(Base):
     __tablename__ = "addresses"
@@ -174,10 +169,6 @@ class Rating(Base):
     drawn: Mapped[int] = mapped_column(Integer, default=0)
     last_game_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     user: Mapped[User] = relationship()
-
-    @property
-    def games(self) -> int:
-        return self.won + self.lost + self.drawn
 
 
 class Vacation(Base):
