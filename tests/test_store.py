@@ -13,6 +13,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service.context import as_utc
 from pbmserv.store import following, records, users
 from pbmserv.store.following import PolicyRecord
+from pbmserv.store.prepared import PLAIN
 from pbmserv.store.records import ADDRESSES
 from pbmserv.store.users import AddressRecord
 from tests.conftest import FakeClock
@@ -24,10 +25,21 @@ def test_the_addresses_of_many_users_are_read_in_one_query(runtime: Runtime) -> 
     send(runtime, "bob@example.org", "signup bob secret2")
     seen: list[str] = []
     event.listen(runtime.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
-    with runtime.engine.begin() as connection:
-        found = records.confirmed_addresses(connection, ["bob", "alice", "nobody"])
+    with runtime.engine.execution_options(**{PLAIN: True}).begin() as connection:  # where events see the statements
+        found = records.confirmed_addresses(connection, ["bob", "alice", "nobody"])  # three, padded to four
     assert found == {"bob": ("bob@example.org",), "alice": ("alice@example.org",), "nobody": ()}
     assert len([sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]) == 1
+
+
+def test_the_addresses_of_very_many_users_take_a_query_for_each_group(runtime: Runtime) -> None:
+    send(runtime, "alice@example.org", "signup alice secret1")
+    seen: list[str] = []
+    event.listen(runtime.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    userids = [f"player{number}" for number in range(records.MOST_USERIDS_A_QUERY)] + ["alice"]
+    with runtime.engine.execution_options(**{PLAIN: True}).begin() as connection:
+        found = records.confirmed_addresses(connection, userids)
+    assert list(found) == userids and found["alice"] == ("alice@example.org",) and not any(found["player7"])
+    assert len([sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]) == 2
 
 
 def test_only_the_store_imports_sqlalchemy() -> None:

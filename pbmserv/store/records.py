@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, insert, select, update
@@ -111,13 +112,6 @@ _QUEUED = Prepared(
 )
 _UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
 _CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
-# an expanding IN makes its SQL anew for each number of users, so it runs through Connection.execute
-_CONFIRMED_ADDRESSES = (
-    select(USERS.c.userid, ADDRESSES.c.address)
-    .join(USERS, ADDRESSES.c.user_id == USERS.c.id)
-    .where(USERS.c.userid.in_(bindparam("userids", expanding=True)), ADDRESSES.c.confirmed_at.is_not(None))
-    .order_by(ADDRESSES.c.position)
-)
 _QUEUED_FOR_SEAT = Prepared(
     select(QUEUED.c.id, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"), QUEUED.c.seat == bindparam("seat"))
 )
@@ -252,9 +246,35 @@ def find_account(connection: Connection, userid: str) -> Account | None:
     return Account(*rows[0]) if rows else None
 
 
+#: the most userids one query of `confirmed_addresses` names
+MOST_USERIDS_A_QUERY = 512
+
+
+@cache
+def _confirmed_addresses(count: int) -> Prepared:
+    """The query for `count` userids. An expanding IN would make its SQL anew
+    for each execution, which cannot be prepared; one bind per userid can."""
+    userids = [bindparam(f"userid_{number}") for number in range(count)]
+    return Prepared(
+        select(USERS.c.userid, ADDRESSES.c.address)
+        .join(USERS, ADDRESSES.c.user_id == USERS.c.id)
+        .where(USERS.c.userid.in_(userids), ADDRESSES.c.confirmed_at.is_not(None))
+        .order_by(ADDRESSES.c.position)
+    )
+
+
 def confirmed_addresses(connection: Connection, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """Each user's confirmed addresses, in their order, in one query (a user without any, or unknown: none)."""
+    """Each user's confirmed addresses, in their order (a user without any,
+    or unknown: none), in one query for up to MOST_USERIDS_A_QUERY users. The
+    userids are padded to a power of two by repeating the last one, so that
+    a few statements serve every number of users."""
     found: dict[str, list[str]] = {userid: [] for userid in userids}
-    for userid, address in connection.execute(_CONFIRMED_ADDRESSES, {"userids": list(found)}):
-        found[userid].append(address)
+    wanted = list(found)
+    for start in range(0, len(wanted), MOST_USERIDS_A_QUERY):
+        group = wanted[start:start + MOST_USERIDS_A_QUERY]
+        size = 1 << (len(group) - 1).bit_length()
+        padded = group + group[-1:] * (size - len(group))
+        params = {f"userid_{number}": userid for number, userid in enumerate(padded)}
+        for userid, address in _confirmed_addresses(size).rows(connection, params):
+            found[userid].append(address)
     return {userid: tuple(addresses) for userid, addresses in found.items()}
