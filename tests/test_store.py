@@ -56,13 +56,14 @@ def test_an_address_kept_keeps_its_row_and_its_confirmation(runtime: Runtime, cl
     send(runtime, "alice@example.org", "signup alice secret1")
     with runtime.engine.begin() as connection:
         alice = records.find_account(connection, "alice")
-        row_of = dict(connection.execute(select(ADDRESSES.c.address, ADDRESSES.c.id)).all())
+        assert alice is not None
+        row_of = {address: row_id for address, row_id in connection.execute(select(ADDRESSES.c.address, ADDRESSES.c.id))}
         users.write_addresses(connection, alice.id, [AddressRecord("new@example.org"), *users.addresses_of(connection, alice.id)])
         kept = users.addresses_of(connection, alice.id)
         assert [(a.address, a.confirmed_at and as_utc(a.confirmed_at)) for a in kept] == [
             ("new@example.org", None), ("alice@example.org", clock.now),
         ]
-        assert dict(connection.execute(select(ADDRESSES.c.address, ADDRESSES.c.id)).all())["alice@example.org"] == row_of["alice@example.org"]
+        assert connection.scalar(select(ADDRESSES.c.id).where(ADDRESSES.c.address == "alice@example.org")) == row_of["alice@example.org"]
         users.write_addresses(connection, alice.id, [AddressRecord("new@example.org")])
         assert users.addresses_of(connection, alice.id) == [AddressRecord("new@example.org")]
 
@@ -71,6 +72,7 @@ def test_a_policy_is_stored_once_and_then_changed(runtime: Runtime) -> None:
     send(runtime, "alice@example.org", "signup alice secret1")
     with runtime.engine.begin() as connection:
         alice = records.find_account(connection, "alice")
+        assert alice is not None
         assert following.find_policy(connection, alice.id, "toy") is None
         following.save_policy(connection, PolicyRecord(id=None, user_id=alice.id, game_type="toy", seeking=2))
         stored = following.find_policy(connection, alice.id, "toy")
@@ -82,6 +84,7 @@ def test_a_policy_is_stored_once_and_then_changed(runtime: Runtime) -> None:
 def test_a_queued_move_replaces_the_seats_earlier_one(toy_boards: Runtime, clock: FakeClock) -> None:
     with toy_boards.engine.begin() as connection:
         board = records.find_board(connection, "toy", 101)
+        assert board is not None
         assert records.queue_move(connection, board.id, 0, "c3", clock.now) is None
         assert records.queue_move(connection, board.id, 0, "d4", clock.now) == "c3"
         assert [(q.seat, q.text) for q in records.queued_moves(connection, board.id)] == [(0, "d4")]

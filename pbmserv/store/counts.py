@@ -9,10 +9,10 @@ from functools import cache
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, or_, select
 
-from pbmserv.store.models import OutboxMail, RateEvent
+from pbmserv.store.models import TABLES
 from pbmserv.store.prepared import Prepared
 
-EVENTS, OUTBOX = RateEvent.__table__, OutboxMail.__table__
+EVENTS, OUTBOX = TABLES["rate_events"], TABLES["outbox"]
 
 _EVENTS_SINCE = Prepared(
     select(func.count(EVENTS.c.id)).where(

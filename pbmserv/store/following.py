@@ -13,13 +13,13 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from pbmserv.store.models import GamePolicy, Rating, Subscription
+from pbmserv.store.models import TABLES
 from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import BOARDS, USERS
 
-SUBSCRIPTIONS = Subscription.__table__
-POLICIES = GamePolicy.__table__
-RATINGS = Rating.__table__
+SUBSCRIPTIONS = TABLES["subscriptions"]
+POLICIES = TABLES["game_policies"]
+RATINGS = TABLES["ratings"]
 
 
 class Subscriber(NamedTuple):

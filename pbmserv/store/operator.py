@@ -9,11 +9,11 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Table, func, select, update
 
-from pbmserv.store.models import InboundMail, OutboxMail
+from pbmserv.store.models import TABLES
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS
 from pbmserv.store.users import AddressRecord
 
-INBOUND, OUTBOX = InboundMail.__table__, OutboxMail.__table__
+INBOUND, OUTBOX = TABLES["inbound_mails"], TABLES["outbox"]
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,10 @@ def accounts(connection: Connection, userid: str | None = None) -> list[AccountS
         query = query.where(ADDRESSES.c.user_id.in_(list(addresses)))
     for user_id, address, confirmed_at in connection.execute(query):
         addresses[user_id].append(AddressRecord(address, confirmed_at))
-    return [AccountSummary(*row, addresses=tuple(addresses[row.id])) for row in found]
+    return [
+        AccountSummary(row.id, row.userid, row.created_at, row.disabled_at, row.disabled_reason, tuple(addresses[row.id]))
+        for row in found
+    ]
 
 
 def board_seats_and_statuses(connection: Connection) -> list[tuple[list[str], str]]:

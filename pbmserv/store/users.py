@@ -14,10 +14,10 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from pbmserv.store.models import Vacation
+from pbmserv.store.models import TABLES
 from pbmserv.store.records import ADDRESSES, USERS, Account
 
-VACATIONS = Vacation.__table__
+VACATIONS = TABLES["vacations"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ def all_userids(connection: Connection) -> list[str]:
 
 def insert_account(connection: Connection, userid: str, password_hash: str, created_at: datetime) -> Account:
     values = {"userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None, "disabled_reason": ""}
-    user_id = connection.execute(insert(USERS).values(values)).inserted_primary_key[0]
+    user_id = connection.scalar(insert(USERS).values(values).returning(USERS.c.id))
+    assert user_id is not None, "an INSERT ... RETURNING returns the row's id"
     return Account(id=user_id, userid=userid, password_hash=password_hash, disabled_at=None, disabled_reason="")
 
 
