@@ -10,8 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from pbmserv.store.urls import backend_name
 
 
 @dataclass(frozen=True)
@@ -20,6 +19,8 @@ class Settings:
     database_url: str = "sqlite:///pbmserv.db"
     #: how long a writer waits for another's transaction before it gives up (SMTP then answers 451)
     database_busy_seconds: float = 10.0
+    #: false: every statement goes through SQLAlchemy's Connection.execute, where echo sees it (store/prepared.py)
+    database_prepared: bool = True
     #: the file of the server's secret key ("": beside a SQLite database; required with PostgreSQL)
     key_file: str = ""
     # [mail]
@@ -78,6 +79,7 @@ class Settings:
 _SOURCES: dict[str, tuple[str, str, str]] = {
     "database_url": ("database", "url", "PBMSERV_DATABASE_URL"),
     "database_busy_seconds": ("database", "busy_seconds", "PBMSERV_DATABASE_BUSY_SECONDS"),
+    "database_prepared": ("database", "prepared", "PBMSERV_DATABASE_PREPARED"),
     "key_file": ("database", "key_file", "PBMSERV_KEY_FILE"),
     "address": ("mail", "address", "PBMSERV_ADDRESS"),
     "mail_backend": ("mail", "backend", "PBMSERV_MAIL_BACKEND"),
@@ -111,6 +113,9 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
     "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
 }
+
+#: how an environment variable spells a setting that is true or false
+BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
 LOG_FORMATS = ("text", "json")
@@ -209,6 +214,8 @@ def _parsed(name: str, text: str, variable: str) -> Any:
         return _typed(name, text, variable)  # refused, in the same words as in the file
     if kind.startswith("tuple"):
         return tuple(item.strip() for item in text.split(",") if item.strip())
+    if kind == "bool":
+        return _typed(name, BOOLEAN_WORDS.get(text.strip().lower(), text), variable)
     return text
 
 
@@ -223,7 +230,11 @@ def _typed(name: str, value: Any, where: str) -> Any:
         return tuple(item.strip() for item in value if item.strip())
     if kind == "str" and isinstance(value, str):
         return value
-    wanted = {"int": "a whole number", "float": "a number", "str": "a string"}.get(kind, 'a list of strings, like ["a", "b"]')
+    if kind == "bool" and isinstance(value, bool):
+        return value
+    wanted = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}.get(
+        kind, 'a list of strings, like ["a", "b"]',
+    )
     raise ConfigError(f"{where} must be {wanted}, not {value!r}")
 
 
@@ -244,12 +255,11 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
-    try:
-        backend = make_url(settings.database_url).get_backend_name()
-    except ArgumentError:
+    backend = backend_name(settings.database_url)
+    if backend is None:
         raise ConfigError(
             f"{named('database_url')} is not a database URL: use sqlite:///path/to/file.db or postgresql://user@host/dbname"
-        ) from None
+        )
     if backend not in ("sqlite", "postgresql"):
         raise ConfigError(f"{named('database_url')} names a {backend} database: pbmserv runs on sqlite or postgresql")
 

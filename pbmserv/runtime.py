@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
-from sqlalchemy.orm import sessionmaker
-
 from pbmserv.config import ConfigError, Settings
 from pbmserv.mail.backends import Backend, make_backend
 from pbmserv.service.catalog import Catalog
@@ -14,6 +11,7 @@ from pbmserv.service.delivery import Delivery
 from pbmserv.service.intake import Clock, Intake, utc_now
 from pbmserv.service.processor import Processor
 from pbmserv.store.database import make_engine, session_factory, upgrade
+from pbmserv.store.handles import Engine, Sessions
 from pbmserv.store.spool import spool_of
 
 
@@ -25,8 +23,10 @@ class Runtime:
     backend: Backend | None = None
 
     def __post_init__(self) -> None:
-        self.engine: Engine = make_engine(self.settings.database_url, self.settings.database_busy_seconds)
-        self.sessions: sessionmaker = session_factory(self.engine)
+        self.engine: Engine = make_engine(
+            self.settings.database_url, self.settings.database_busy_seconds, prepared=self.settings.database_prepared,
+        )
+        self.sessions: Sessions = session_factory(self.engine)
         if self.catalog is None:
             try:
                 self.catalog = Catalog.installed(self.settings.extra_games)

@@ -20,9 +20,10 @@ from pbmserv.gamekit.registry import game_names
 from pbmserv.pipes import Handover, OutcomesPipe, Progress, WakePipe
 from pbmserv.service.intake import Intake
 from pbmserv.smtpd import start_listener
-from pbmserv.store.database import make_engine, without_password
+from pbmserv.store.database import make_engine
 from pbmserv.store.key import key_path
 from pbmserv.store.spool import spool_of
+from pbmserv.store.urls import without_password
 
 if TYPE_CHECKING:
     from pbmserv.runtime import Runtime

@@ -110,3 +110,16 @@ def test_an_int_in_the_file_is_a_float_setting(tmp_path: Path) -> None:
 def test_example_config_lists_every_setting_with_its_default() -> None:
     example = Path(__file__).resolve().parents[1] / "config.example.toml"
     assert load_settings(example, environ={}) == Settings()
+
+
+def test_the_prepared_switch_is_true_or_false(tmp_path: Path) -> None:
+    path = tmp_path / "pbmserv.toml"
+    path.write_text("[database]\nprepared = false\n")
+    assert load_settings(path, environ={}).database_prepared is False
+    assert load_settings(path, environ={"PBMSERV_DATABASE_PREPARED": "True"}).database_prepared is True
+    assert load_settings(environ={"PBMSERV_DATABASE_PREPARED": "0"}).database_prepared is False
+    with pytest.raises(ConfigError, match="PBMSERV_DATABASE_PREPARED must be true or false, not 'off'"):
+        load_settings(environ={"PBMSERV_DATABASE_PREPARED": "off"})
+    path.write_text('[database]\nprepared = "false"\n')
+    with pytest.raises(ConfigError, match="must be true or false, not 'false'"):
+        load_settings(path, environ={})

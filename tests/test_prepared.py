@@ -3,16 +3,24 @@ SQLAlchemy's own execution gives, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, event, insert, select, update
 from sqlalchemy.exc import ArgumentError, IntegrityError
 
+from pbmserv.gamekit import get_game
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import as_utc
 from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import BOARDS, MOVES, USERS
+from tests.conftest import FakeClock
+from tests.toygame import Toy
+from tests.transcript import read, replay
 
 
 def move_row(board_id: int, number: int, **changes: object) -> dict[str, object]:
@@ -93,3 +101,32 @@ def test_a_missing_or_unknown_parameter_is_refused_not_bound_as_null(toy_boards:
             rename.run(connection, {"row_id": row_id, "new_userid": "mallory", "extra": 1})
         assert connection.scalar(select(USERS.c.userid).where(USERS.c.id == row_id)) == userid
         assert rename.run(connection, {"row_id": row_id, "new_userid": "mallory"}) == 1
+
+
+#: transcripts that between them run moves, queues, undo, subscriptions and the timer pass
+SWITCHED = ["02-game", "11-subscriptions", "41-queue", "43-proposals", "32-timers-and-vacation"]
+
+
+@pytest.mark.parametrize("name", SWITCHED)
+@pytest.mark.parametrize("prepared", [True, False], ids=["prepared", "plain"])
+def test_the_switch_routes_every_statement_through_sqlalchemy_with_the_same_mails(
+    runtime: Runtime, key_file: str, name: str, prepared: bool,
+) -> None:
+    """`[database] prepared = false` gives the same mails, and SQLAlchemy (its
+    echo, its events) sees the statements the fast path keeps from it: the
+    savepoint of every mail, the board's UPDATE."""
+    expected = (Path(__file__).parent / "transcripts" / f"{name}.txt").read_text(encoding="utf-8")
+    transcript = read(expected)
+    switched = Runtime(
+        replace(runtime.settings, database_prepared=prepared, admins=tuple(transcript.admins)),
+        catalog=Catalog([Toy(), *(get_game(game) for game in transcript.games)]),
+        clock=FakeClock(), backend=MemoryBackend(),
+    )
+    seen: list[str] = []
+    event.listen(switched.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    try:
+        assert replay(transcript, switched) == expected
+    finally:
+        switched.close()
+    through_sqlalchemy = {"SAVEPOINT mail" in seen, any(sql.startswith("UPDATE boards") for sql in seen)}
+    assert through_sqlalchemy == {not prepared}

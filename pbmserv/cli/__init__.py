@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import click
-from sqlalchemy.exc import InterfaceError, OperationalError
 
 from pbmserv.config import ConfigError, TryAgainLater
 from pbmserv.service.intake import Intake
+from pbmserv.store.errors import UNAVAILABLE, driver_error
 from pbmserv.store.key import key_path
 
 # sysexits codes
@@ -74,9 +74,9 @@ def _diagnosis(error: Exception) -> tuple[str, int | None]:
         return str(error), EX_CONFIG
     if isinstance(error, TryAgainLater):
         return str(error), EX_TEMPFAIL
-    if isinstance(error, (OperationalError, InterfaceError, sqlite3.OperationalError)):
+    if isinstance(error, (*UNAVAILABLE, sqlite3.OperationalError)):
         # the driver's words only: SQLAlchemy's own text adds the statement and its parameters
-        reason = error.orig if isinstance(error, (OperationalError, InterfaceError)) else error
+        reason = driver_error(error) or error
         return f"cannot use the database: {_one_line(reason)} ({_database_hint(reason)})", EX_TEMPFAIL
     if isinstance(error, OSError):
         where = f": {error.filename}" if error.filename else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from dataclasses import replace
 
 from pbmserv.protocol import GLOBAL_SYNTAX
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
@@ -10,9 +11,9 @@ from pbmserv.service import boards as board_commands
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.views import wrap
-from pbmserv.store import records
-from pbmserv.store.models import Address, User
-from pbmserv.store.records import BOARDS
+from pbmserv.store import records, users
+from pbmserv.store.records import Account
+from pbmserv.store.users import AddressRecord
 
 RESERVED_USERIDS = frozenset({"bot", "pbmserv", "postmaster", "mailer-daemon", "all"})
 MIN_PASSWORD_LENGTH = 4
@@ -25,25 +26,28 @@ def _check_password(password: str, usage: str) -> None:
         raise ServiceError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", usage)
 
 
-def _set_addresses(ctx: Context, user: User, addresses: tuple[str, ...], usage: str) -> None:
-    """The account's addresses become `addresses`, in that order. An
-    address it had keeps its row (and whether it is confirmed: a new row
-    would also meet the old one in the unique constraint before the old one
-    is deleted). The address the mail comes from is confirmed by it; any
-    other new address waits for its confirmation code."""
-    replace_addresses(user, _checked_addresses(addresses, usage))
-    for address in user.addresses:
-        if address.address == ctx.sender and address.confirmed_at is None:
-            address.confirmed_at = ctx.now
+def _set_addresses(ctx: Context, user: Account, addresses: tuple[str, ...], usage: str) -> list[AddressRecord]:
+    """The account's addresses become `addresses`, in that order, and are
+    returned. An address it had keeps whether it is confirmed. The address
+    the mail comes from is confirmed by it; any other new address waits for
+    its confirmation code."""
+    wanted = replace_addresses(users.addresses_of(ctx.connection, user.id), _checked_addresses(addresses, usage))
+    confirmed = [
+        replace(a, confirmed_at=ctx.now) if a.address == ctx.sender and a.confirmed_at is None else a for a in wanted
+    ]
+    users.write_addresses(ctx.connection, user.id, confirmed)
+    return confirmed
 
 
-def replace_addresses(user: User, wanted: list[str]) -> None:
-    """The account's addresses become `wanted`, in that order; an address it
-    had keeps its row, and with it whether it is confirmed."""
-    kept = {address.address: address for address in user.addresses}
-    user.addresses[:] = [kept.get(address) or Address(address=address) for address in wanted]
-    for position, address in enumerate(user.addresses):
-        address.position = position
+def replace_addresses(had: list[AddressRecord], wanted: list[str]) -> list[AddressRecord]:
+    """The addresses `wanted`, in that order; an address the account had keeps whether it is confirmed."""
+    kept = {address.address: address for address in had}
+    return [kept.get(address) or AddressRecord(address) for address in wanted]
+
+
+def mail_addresses(addresses: list[AddressRecord]) -> list[str]:
+    """The addresses the account's mail goes to: the confirmed ones."""
+    return [a.address for a in addresses if a.confirmed_at is not None]
 
 
 def _checked_addresses(addresses: tuple[str, ...], usage: str) -> list[str]:
@@ -53,9 +57,9 @@ def _checked_addresses(addresses: tuple[str, ...], usage: str) -> list[str]:
     return wanted
 
 
-def _account_text(user: User) -> str:
-    waiting = [a.address for a in user.addresses if a.confirmed_at is None]
-    text = "Mail for this account goes to: " + (", ".join(user.mail_addresses) or "no address yet") + "."
+def _account_text(addresses: list[AddressRecord]) -> str:
+    waiting = [a.address for a in addresses if a.confirmed_at is None]
+    text = "Mail for this account goes to: " + (", ".join(mail_addresses(addresses)) or "no address yet") + "."
     if waiting:
         text += "\n" + wrap(
             f"Waiting to be confirmed: {', '.join(waiting)}. A mail to each says how; until then, no other mail goes there.",
@@ -64,19 +68,19 @@ def _account_text(user: User) -> str:
     return text
 
 
-def _to_user_and_sender(ctx: Context, user: User) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*user.mail_addresses, *([ctx.sender] if ctx.sender else [])]))
+def _to_user_and_sender(ctx: Context, addresses: list[AddressRecord]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys([*mail_addresses(addresses), *([ctx.sender] if ctx.sender else [])]))
 
 
-def _confirmation_code(ctx: Context, user: User, address: str) -> str:
+def _confirmation_code(ctx: Context, user: Account, address: str) -> str:
     return ctx.key.code("confirm address", str(user.id), address)
 
 
-def _confirmation_requests(ctx: Context, user: User) -> list[Reply]:
+def _confirmation_requests(ctx: Context, user: Account, addresses: list[AddressRecord]) -> list[Reply]:
     """A mail to each address of the account that waits to be confirmed
     (at most one a day reaches an address: `service.rates`)."""
     requests = []
-    for address in (a.address for a in user.addresses if a.confirmed_at is None):
+    for address in (a.address for a in addresses if a.confirmed_at is None):
         code = _confirmation_code(ctx, user, address)
         body = "\n\n".join([
             wrap(
@@ -107,42 +111,43 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
     if not addresses:
         raise ServiceError("Your mail has no usable sender address, so the account would get no mail.", usage)
     _checked_addresses(addresses, usage)  # before the password is hashed
-    user = User(userid=command.userid, password_hash=ctx.passwords.hash(command.password), created_at=ctx.now)
-    ctx.session.add(user)
-    _set_addresses(ctx, user, addresses, usage)
-    ctx.session.flush()
+    user = users.insert_account(ctx.connection, command.userid, ctx.passwords.hash(command.password), ctx.now)
+    written = _set_addresses(ctx, user, addresses, usage)
     body = (
         f"Welcome, {user.userid}. Your account is ready.\n"
-        f"{_account_text(user)}\n\n"
+        f"{_account_text(written)}\n\n"
         "Send 'list' for the games on this server and 'help' for the commands.\n"
         "Keep your password to yourself: every move you send needs it.\n"
     )
-    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv signup {user.userid}", body), *_confirmation_requests(ctx, user)]
+    return [
+        Reply(_to_user_and_sender(ctx, written), f"pbmserv signup {user.userid}", body),
+        *_confirmation_requests(ctx, user, written),
+    ]
 
 
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
-    user = ctx.user(ctx.authenticate(command.userid, command.password))
+    user = ctx.authenticate(command.userid, command.password)
     _check_password(command.new_password, GLOBAL_SYNTAX["change"])
-    user.password_hash = ctx.passwords.hash(command.new_password)
+    users.set_password_hash(ctx.connection, user.id, ctx.passwords.hash(command.new_password))
     body = f"The password of {user.userid} has been changed. Use the new one from now on.\n"
-    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv change password {user.userid}", body)]
+    return [Reply(_to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id)), f"pbmserv change password {user.userid}", body)]
 
 
 def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
-    user = ctx.user(ctx.authenticate(command.userid, command.password))
-    before = user.mail_addresses
+    user = ctx.authenticate(command.userid, command.password)
+    before = mail_addresses(users.addresses_of(ctx.connection, user.id))
     addresses = command.addresses or ((ctx.sender,) if ctx.sender else ())
-    _set_addresses(ctx, user, addresses, GLOBAL_SYNTAX["change"])
-    ctx.session.flush()
-    recipients = tuple(dict.fromkeys([*before, *_to_user_and_sender(ctx, user)]))
-    body = f"The addresses of {user.userid} have been changed.\n{_account_text(user)}\n"
-    return [Reply(recipients, f"pbmserv change address {user.userid}", body), *_confirmation_requests(ctx, user)]
+    written = _set_addresses(ctx, user, addresses, GLOBAL_SYNTAX["change"])
+    recipients = tuple(dict.fromkeys([*before, *_to_user_and_sender(ctx, written)]))
+    body = f"The addresses of {user.userid} have been changed.\n{_account_text(written)}\n"
+    return [Reply(recipients, f"pbmserv change address {user.userid}", body), *_confirmation_requests(ctx, user, written)]
 
 
 def confirm(ctx: Context, command: Confirm) -> list[Reply]:
     """The address whose code this is gets the account's mail from now on."""
     user = ctx.known_user(command.userid)
-    waiting = [a for a in user.addresses if a.confirmed_at is None]
+    had = users.addresses_of(ctx.connection, user.id)
+    waiting = [a for a in had if a.confirmed_at is None]
     found = next(
         (a for a in waiting if hmac.compare_digest(_confirmation_code(ctx, user, a.address), command.code)), None,
     )
@@ -151,24 +156,23 @@ def confirm(ctx: Context, command: Confirm) -> list[Reply]:
             f"That code confirms no address of '{user.userid}' that is waiting to be confirmed.",
             "reply to the mail that asked you to confirm, keeping its Subject",
         )
-    found.confirmed_at = ctx.now
-    body = f"{found.address} now gets the mail of {user.userid}.\n{_account_text(user)}\n"
-    return [Reply(_to_user_and_sender(ctx, user), f"pbmserv confirm {user.userid}", body)]
+    written = [replace(a, confirmed_at=ctx.now) if a == found else a for a in had]
+    users.write_addresses(ctx.connection, user.id, written)
+    body = f"{found.address} now gets the mail of {user.userid}.\n{_account_text(written)}\n"
+    return [Reply(_to_user_and_sender(ctx, written), f"pbmserv confirm {user.userid}", body)]
 
 
 def signoff(ctx: Context, command: Signoff) -> list[Reply]:
-    user = ctx.user(ctx.authenticate(command.userid, command.password))
+    user = ctx.authenticate(command.userid, command.password)
     replies: list[Reply] = []
-    live = records.boards_where(ctx.connection, BOARDS.c.status == "active", lock=True)
-    for board in [b for b in live if user.userid in b.seats]:
+    for board in [b for b in records.running_boards(ctx.connection, lock=True) if user.userid in b.seats]:
         game = ctx.catalog.get(board.game_type)
         seat = board.seats.index(user.userid)
         replies += board_commands.end_by_resignation(
             ctx, game, board, seat, f"{user.userid} signed off and forfeited"
         )
-    farewell_to = _to_user_and_sender(ctx, user)
-    ctx.session.delete(user)
-    ctx.session.flush()
+    farewell_to = _to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id))
+    users.delete_account(ctx.connection, user.id)
     forfeited = len(replies) and " Your live games were forfeited."
     body = f"The account {user.userid} has been deleted.{forfeited or ''}\nThank you for playing.\n"
     return [*replies, Reply(farewell_to, f"pbmserv signoff {user.userid}", body)]

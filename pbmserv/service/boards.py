@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
-
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
 from pbmserv.protocol.commands import (
@@ -24,7 +22,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.rates import HOUR
 from pbmserv.store import records
-from pbmserv.store.records import BOARDS, Account, BoardRecord
+from pbmserv.store.records import Account, BoardRecord
 
 FIRST_BOARD = 101
 #: the rate event of a new board, by each player it names
@@ -144,7 +142,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
         state = game.new(options, players)
     except InvalidOption as error:
         raise ServiceError(error.message, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
-    newest = ctx.connection.scalar(select(func.max(BOARDS.c.board)).where(BOARDS.c.game_type == game.name))
+    newest = records.newest_board_number(ctx.connection, game.name)
     board = records.insert_board(
         ctx.connection,
         game_type=game.name,
@@ -422,12 +420,8 @@ def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_
 def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[BoardRecord]:
     for userid in userids:
         ctx.known_user(userid)
-    criteria = [BOARDS.c.game_type == game.name]
-    if which == "active" or which == "next":
-        criteria.append(BOARDS.c.status == "active")
-    elif which == "inactive":
-        criteria.append(BOARDS.c.status == "finished")
-    boards = [b for b in records.boards_where(ctx.connection, *criteria) if all(u in b.seats for u in userids)]
+    status = {"active": "active", "next": "active", "inactive": "finished"}.get(which)
+    boards = [b for b in records.boards_in_game(ctx.connection, game.name, status) if all(u in b.seats for u in userids)]
     if which == "next":
         boards = [
             b for b in boards

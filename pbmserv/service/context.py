@@ -4,11 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
-from typing import Any
-
-from sqlalchemy import Connection, bindparam, select
-from sqlalchemy.orm import Session
 
 from pbmserv.config import Settings
 from pbmserv.service import guesses
@@ -17,9 +12,8 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import RateLog
 from pbmserv.store import records
+from pbmserv.store.handles import Connection
 from pbmserv.store.key import ServerKey
-from pbmserv.store.models import Address, User
-from pbmserv.store.prepared import Prepared
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -44,17 +38,6 @@ def disabled_account(account: records.Account, server_address: str) -> ServiceEr
     )
 
 
-# built once: these run for every move
-_USER = select(User).where(User.userid == bindparam("userid"))
-_USERS, _ADDRESS_ROWS = User.__table__, Address.__table__
-_ADDRESSES = Prepared(
-    select(_ADDRESS_ROWS.c.address)
-    .join(_USERS, _ADDRESS_ROWS.c.user_id == _USERS.c.id)
-    .where(_USERS.c.userid == bindparam("userid"), _ADDRESS_ROWS.c.confirmed_at.is_not(None))
-    .order_by(_ADDRESS_ROWS.c.position)
-)
-
-
 @dataclass(frozen=True)
 class Reply:
     """One mail to send: the same text to every address in `recipients`.
@@ -75,13 +58,9 @@ class Reply:
 class Context:
     """One command's view of the world: the connection of the transaction it
     runs in (its changes are undone with the mail's or line's savepoint if it
-    is refused), the settings, and who sent it.
-
-    Boards and accounts are read and written with Core statements on the
-    connection (`pbmserv.store.records`). The commands that work with ORM
-    objects get `session`, made on first use on the same connection; `close`
-    flushes it into the transaction, `discard` drops it, and one of the two
-    must be called before the savepoint around the command ends."""
+    is refused), the settings, and who sent it. Everything is read and
+    written through the store's functions on the connection (`store.records`,
+    `store.users`, `store.following`)."""
 
     connection: Connection
     settings: Settings
@@ -93,29 +72,10 @@ class Context:
     sender: str  # the address replies to queries and errors go to
     comment: str = ""
 
-    @cached_property
-    def session(self) -> Session:
-        return Session(bind=self.connection, join_transaction_mode="create_savepoint", expire_on_commit=False)
+    def find_user(self, userid: str) -> records.Account | None:
+        return records.find_account(self.connection, userid.lower())
 
-    def close(self) -> None:
-        """Flush the ORM session's changes into the transaction and end it."""
-        session = self.__dict__.pop("session", None)
-        if session is not None:
-            try:
-                session.commit()  # releases the session's own savepoint, not the transaction
-            finally:
-                session.close()
-
-    def discard(self) -> None:
-        """End the ORM session without keeping what it has not flushed."""
-        session = self.__dict__.pop("session", None)
-        if session is not None:
-            session.close()
-
-    def find_user(self, userid: str) -> User | None:
-        return self.session.scalar(_USER, {"userid": userid.lower()})
-
-    def known_user(self, userid: str, hint: str = "") -> User:
+    def known_user(self, userid: str, hint: str = "") -> records.Account:
         user = self.find_user(userid)
         if user is None:
             raise unknown_user(userid, hint)
@@ -147,24 +107,6 @@ class Context:
             raise disabled_account(account, self.settings.address)
         return account
 
-    def user(self, account: records.Account) -> User:
-        """The account's ORM object, for the commands that change an account."""
-        user = self.session.get(User, account.id)
-        assert user is not None, "an account found in this transaction is still there"
-        return user
-
-    def read(self, query: Prepared, params: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """The rows of a query on the connection. Unlike an ORM query it does
-        not flush what this command changed through the ORM session, so that
-        is flushed first."""
-        if "session" in self.__dict__:
-            self.session.flush()
-        return query.rows(self.connection, params)
-
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-        """Each user's confirmed addresses, in their order (one query a user: most
-        mails go to two, and an IN list could not be prepared)."""
-        return {
-            userid: tuple(address for (address,) in self.read(_ADDRESSES, {"userid": userid}))
-            for userid in dict.fromkeys(userids)
-        }
+        """Each user's confirmed addresses, in their order."""
+        return records.confirmed_addresses(self.connection, userids)

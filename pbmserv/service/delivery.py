@@ -32,7 +32,7 @@ from pbmserv.service.output import CLAIM_SECONDS
 from pbmserv.store import outbox
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine
+    from pbmserv.store.handles import Connection, Engine
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from pbmserv.store.handles import Engine
 
 Clock = Callable[[], datetime]
 #: the longest reverse or forward path, angle brackets included (RFC 5321 4.5.3.1.3)

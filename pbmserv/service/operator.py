@@ -4,16 +4,15 @@ change is one transaction and returns why it was not made, or None."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, sessionmaker
 
 from pbmserv.protocol.mailbox import mailbox, mailbox_problem
 from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES, replace_addresses
 from pbmserv.service.passwords import Passwords
-from pbmserv.store.models import Board, InboundMail, OutboxMail, User, Vacation
+from pbmserv.store import operator, records, users
+from pbmserv.store.database import reading, writing
+from pbmserv.store.handles import Engine
 
 
 @dataclass(frozen=True)
@@ -31,66 +30,61 @@ class AccountView:
     last_mail_at: datetime | None  # the last mail received from one of its addresses
 
 
-def account(sessions: sessionmaker[Session], userid: str) -> AccountView | None:
-    with sessions() as session:
-        user = _find(session, userid)
-        if user is None:
+def account(engine: Engine, userid: str) -> AccountView | None:
+    with reading(engine) as connection:
+        found = operator.accounts(connection, userid)
+        if not found:
             return None
+        [user] = found
         addresses = [(a.address, a.confirmed_at) for a in user.addresses]
-        played = [
-            status for seats, status in session.execute(select(Board.seats, Board.status)) if user.userid in seats
-        ]
-        vacation = session.scalar(
-            select(Vacation.started_at).where(Vacation.user_id == user.id, Vacation.ended_at.is_(None))
-        )
-        last_mail = session.scalar(
-            select(func.max(InboundMail.received_at)).where(InboundMail.envelope_sender.in_([a for a, _ in addresses]))
-        )
-        return AccountView(
-            user.userid, user.created_at, addresses, played.count("active"), played.count("finished"), vacation,
-            user.disabled_at, user.disabled_reason, last_mail,
-        )
+        played = [status for seats, status in operator.board_seats_and_statuses(connection) if user.userid in seats]
+        vacation = next((v.started_at for v in users.vacations_of(connection, user.id) if v.ended_at is None), None)
+        last_mail = operator.last_mail_from(connection, [a for a, _ in addresses])
+    return AccountView(
+        user.userid, user.created_at, addresses, played.count("active"), played.count("finished"), vacation,
+        user.disabled_at, user.disabled_reason, last_mail,
+    )
 
 
-def disable(sessions: sessionmaker[Session], userid: str, reason: str, now: datetime) -> str | None:
+def disable(engine: Engine, userid: str, reason: str, now: datetime) -> str | None:
     """Refuse every command of the account from now on (`Context.authenticate`);
     its boards go on as before, with its reminders and forfeits."""
-    with sessions.begin() as session:
-        user = _find(session, userid)
+    with writing(engine) as connection:
+        user = records.find_account(connection, userid.lower())
         if user is None:
             return "no such account"
         if user.disabled_at is not None:
             return "it is disabled already"
-        user.disabled_at, user.disabled_reason = now, reason
+        users.set_disabled(connection, user.id, now, reason)
     return None
 
 
-def enable(sessions: sessionmaker[Session], userid: str) -> str | None:
-    with sessions.begin() as session:
-        user = _find(session, userid)
+def enable(engine: Engine, userid: str) -> str | None:
+    with writing(engine) as connection:
+        user = records.find_account(connection, userid.lower())
         if user is None:
             return "no such account"
         if user.disabled_at is None:
             return "it is not disabled"
-        user.disabled_at, user.disabled_reason = None, ""
+        users.set_disabled(connection, user.id, None, "")
     return None
 
 
-def set_password(sessions: sessionmaker[Session], passwords: Passwords, userid: str, password: str) -> str | None:
+def set_password(engine: Engine, passwords: Passwords, userid: str, password: str) -> str | None:
     """Store the hash of `password` as signup and `change password` do."""
     if len(password) < MIN_PASSWORD_LENGTH:
         return f"a password needs at least {MIN_PASSWORD_LENGTH} characters"
     if any(character.isspace() for character in password):
         return "a password is one word: the commands in a mail are split at spaces"
-    with sessions.begin() as session:
-        user = _find(session, userid)
+    with writing(engine) as connection:
+        user = records.find_account(connection, userid.lower())
         if user is None:
             return "no such account"
-        user.password_hash = passwords.hash(password)
+        users.set_password_hash(connection, user.id, passwords.hash(password))
     return None
 
 
-def set_addresses(sessions: sessionmaker[Session], userid: str, addresses: tuple[str, ...], now: datetime) -> str | None:
+def set_addresses(engine: Engine, userid: str, addresses: tuple[str, ...], now: datetime) -> str | None:
     """The account's addresses become `addresses`, in that order, all of them
     confirmed: the operator vouches for them. An address it had keeps its row
     (as in `accounts._set_addresses`, for the unique constraint)."""
@@ -101,40 +95,30 @@ def set_addresses(sessions: sessionmaker[Session], userid: str, addresses: tuple
     wanted = list(dict.fromkeys(mailbox(text) for text in addresses))
     if len(wanted) > MOST_ADDRESSES:
         return f"an account has at most {MOST_ADDRESSES} addresses, and this names {len(wanted)}"
-    with sessions.begin() as session:
-        user = _find(session, userid)
+    with writing(engine) as connection:
+        user = records.find_account(connection, userid.lower())
         if user is None:
             return "no such account"
-        replace_addresses(user, wanted)
-        for address in user.addresses:
-            address.confirmed_at = address.confirmed_at or now
+        written = replace_addresses(users.addresses_of(connection, user.id), wanted)
+        users.write_addresses(connection, user.id, [replace(a, confirmed_at=a.confirmed_at or now) for a in written])
     return None
 
 
-def retry_outbox(sessions: sessionmaker[Session], mail_id: int, now: datetime) -> str | None:
+def retry_outbox(engine: Engine, mail_id: int, now: datetime) -> str | None:
     """Make a waiting or given-up outgoing mail due now, with its attempts counted anew."""
-    with sessions.begin() as session:
-        mail = session.get(OutboxMail, mail_id)
+    with writing(engine) as connection:
+        mail = operator.find_outbox(connection, mail_id)
         if mail is None:
             return "no such mail"
         if mail.status == "sent":
             return "it has been sent already"
-        _due_again(mail, now)
+        operator.outbox_due_again(connection, [mail_id], now)
     return None
 
 
-def retry_dead_outbox(sessions: sessionmaker[Session], now: datetime) -> int:
+def retry_dead_outbox(engine: Engine, now: datetime) -> int:
     """Make every given-up outgoing mail due now; returns how many there were."""
-    with sessions.begin() as session:
-        dead = list(session.scalars(select(OutboxMail).where(OutboxMail.status == "dead")))
-        for mail in dead:
-            _due_again(mail, now)
+    with writing(engine) as connection:
+        dead = operator.dead_outbox_ids(connection)
+        operator.outbox_due_again(connection, dead, now)
     return len(dead)
-
-
-def _due_again(mail: OutboxMail, now: datetime) -> None:
-    mail.status, mail.attempts, mail.next_try_at = "pending", 0, now
-
-
-def _find(session: Session, userid: str) -> User | None:
-    return session.scalar(select(User).where(User.userid == userid.lower()))

@@ -18,7 +18,7 @@ from pbmserv.service.rates import MailCaps, RateLog
 from pbmserv.store import inbound, outbox
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection
+    from pbmserv.store.handles import Connection
 
 log = logging.getLogger("pbmserv.service.processor")  # the name operators filter on
 

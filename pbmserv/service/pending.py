@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 from pbmserv.gamekit import Game, IllegalMove
 from pbmserv.protocol.commands import Preview, Queue
 from pbmserv.service import boards, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
-from pbmserv.store.models import QueuedMove
 from pbmserv.store.records import BoardRecord
 
 
@@ -29,19 +26,8 @@ def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
             f"send the move itself: {boards.syntax(game.name, 'move')}",
             game=game.name, board=board.board,
         )
-    earlier = _store_queued(ctx, board, seat, command.move)
+    earlier = records.queue_move(ctx.connection, board.id, seat, command.move, ctx.now)
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} queue {user.userid}", _queued_text(game, board, command.move, earlier))]
-
-
-def _store_queued(ctx: Context, board: BoardRecord, seat: int, text: str) -> str | None:
-    """Keep `text` as the seat's queued move; the text of the one it replaces, if any."""
-    queued = ctx.session.scalar(select(QueuedMove).where(QueuedMove.board_id == board.id, QueuedMove.seat == seat))
-    if queued is None:
-        ctx.session.add(QueuedMove(board_id=board.id, seat=seat, text=text, created_at=ctx.now))
-        return None
-    earlier = queued.text
-    queued.text, queued.created_at = text, ctx.now
-    return earlier
 
 
 def _queued_text(game: Game, board: BoardRecord, text: str, earlier: str | None) -> str:

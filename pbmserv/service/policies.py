@@ -3,33 +3,24 @@ active games, and how many more games a player seeks."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from dataclasses import replace
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store import records
-from pbmserv.store.models import GamePolicy, User
-from pbmserv.store.records import BOARDS, Account
+from pbmserv.store import following, records
+from pbmserv.store.following import PolicyRecord
+from pbmserv.store.records import Account
 
 
-def find_policy(ctx: Context, user: User | Account, game_type: str) -> GamePolicy | None:
-    return ctx.session.scalar(
-        select(GamePolicy).where(GamePolicy.user_id == user.id, GamePolicy.game_type == game_type)
-    )
+def find_policy(ctx: Context, user: Account, game_type: str) -> PolicyRecord | None:
+    return following.find_policy(ctx.connection, user.id, game_type)
 
 
-def policy_for(ctx: Context, user: User | Account, game_type: str) -> GamePolicy:
-    """The user's policy for the game type, created with the defaults if there is none yet."""
-    policy = find_policy(ctx, user, game_type)
-    if policy is None:
-        policy = GamePolicy(
-            user_id=user.id, game_type=game_type, accepts_challenges=True, game_limit=0, seeking=0,
-            subscribes_new_boards=False,
-        )
-        ctx.session.add(policy)
-    return policy
+def policy_for(ctx: Context, user: Account, game_type: str) -> PolicyRecord:
+    """The user's policy for the game type: the defaults if there is none yet (stored by `following.save_policy`)."""
+    return find_policy(ctx, user, game_type) or PolicyRecord(id=None, user_id=user.id, game_type=game_type)
 
 
 def counted(count: int, noun: str) -> str:
@@ -37,11 +28,10 @@ def counted(count: int, noun: str) -> str:
 
 
 def active_games(ctx: Context, game: Game, userid: str) -> int:
-    boards = records.boards_where(ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "active")
-    return sum(1 for board in boards if userid in board.seats)
+    return sum(1 for board in records.running_boards(ctx.connection, game.name) if userid in board.seats)
 
 
-def check_challenge(ctx: Context, game: Game, players: list[User]) -> None:
+def check_challenge(ctx: Context, game: Game, players: list[Account]) -> None:
     """Refuse a challenge that names a player who rejects challenges of this
     type or who already plays as many games as their limit. A challenge
     needs no password, so nothing tells who sent it: a sender address
@@ -68,37 +58,37 @@ def check_challenge(ctx: Context, game: Game, players: list[User]) -> None:
             )
 
 
-def game_started(ctx: Context, game: Game, players: list[User]) -> None:
+def game_started(ctx: Context, game: Game, players: list[Account]) -> None:
     """A new board counts against what each player seeks."""
     for user in players:
         policy = find_policy(ctx, user, game.name)
         if policy is not None and policy.seeking > 0:
-            policy.seeking -= 1
+            following.save_policy(ctx.connection, replace(policy, seeking=policy.seeking - 1))
 
 
 # -- commands ------------------------------------------------------------------
 def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
-    policy = policy_for(ctx, user, game.name)
-    policy.accepts_challenges = command.accepting
+    policy = replace(policy_for(ctx, user, game.name), accepts_challenges=command.accepting)
+    following.save_policy(ctx.connection, policy)
     return [_policy_reply(ctx, game, user, policy)]
 
 
 def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
-    policy = policy_for(ctx, user, game.name)
-    policy.game_limit = command.limit
+    policy = replace(policy_for(ctx, user, game.name), game_limit=command.limit)
+    following.save_policy(ctx.connection, policy)
     return [_policy_reply(ctx, game, user, policy)]
 
 
 def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
-    policy = policy_for(ctx, user, game.name)
-    policy.seeking = command.count
+    policy = replace(policy_for(ctx, user, game.name), seeking=command.count)
+    following.save_policy(ctx.connection, policy)
     return [_policy_reply(ctx, game, user, policy)]
 
 
-def _policy_reply(ctx: Context, game: Game, user: Account, policy: GamePolicy) -> Reply:
+def _policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> Reply:
     playing = active_games(ctx, game, user.userid)
     accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} accept' takes them again)"
     limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"

@@ -47,7 +47,7 @@ from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine
+    from pbmserv.store.handles import Connection, Engine
 
 log = logging.getLogger(__name__)
 
@@ -420,12 +420,7 @@ class Processor:
         """Run one step of the timer pass and queue the mails it made; returns its report."""
         output = BatchOutput(connection, self.clock, self.settings)
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, "")
-        try:
-            replies, report = step(ctx)
-            ctx.close()
-        except BaseException:
-            ctx.discard()
-            raise
+        replies, report = step(ctx)
         output.replies += [row for reply in replies for row in outbox_rows(self.settings.address, None, None, reply, now)]
         output.write()
         return report
@@ -437,13 +432,7 @@ class Processor:
         if line.error is not None:
             raise line.error
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment)
-        try:
-            replies = execute(ctx, line.command)
-            ctx.close()  # the ORM session's changes fail here, inside the savepoint
-        except BaseException:
-            ctx.discard()
-            raise
-        return replies
+        return execute(ctx, line.command)
 
 
 def naming_the_game(line: Line, error: Refusal) -> Refusal:

@@ -15,25 +15,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, or_, select
-
 from pbmserv.config import Settings
-from pbmserv.store.models import OutboxMail, RateEvent
-from pbmserv.store.prepared import Prepared
+from pbmserv.store import counts
+from pbmserv.store.handles import Connection
 
-EVENTS, OUTBOX = RateEvent.__table__, OutboxMail.__table__
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 #: events are kept as long as the longest window that counts them
 KEPT_EVENTS = DAY
-
-_EVENTS_SINCE = Prepared(
-    select(func.count(EVENTS.c.id)).where(
-        EVENTS.c.kind == bindparam("kind"), EVENTS.c.key == bindparam("key"), EVENTS.c.at > bindparam("since"),
-    )
-)
-_NEW_EVENTS = insert(EVENTS)
-_OLD_EVENTS = delete(EVENTS).where(EVENTS.c.at <= bindparam("before"))
-
 
 @dataclass
 class RateLog:
@@ -42,8 +30,7 @@ class RateLog:
 
     def count(self, kind: str, key: str, since: datetime) -> int:
         """How many `kind` events for `key` happened after `since`."""
-        [(stored,)] = _EVENTS_SINCE.rows(self.connection, {"kind": kind, "key": key, "since": since})
-        return stored + sum(
+        return counts.events_since(self.connection, kind, key, since) + sum(
             1 for event in self.unwritten if (event["kind"], event["key"]) == (kind, key) and event["at"] > since  # type: ignore[operator]
         )
 
@@ -61,22 +48,12 @@ class RateLog:
 
     def write(self) -> None:
         if self.unwritten:
-            self.connection.execute(_NEW_EVENTS, self.unwritten)
+            counts.add_events(self.connection, self.unwritten)
             self.unwritten.clear()
 
 
 def forget_old_events(connection: Connection, now: datetime) -> None:
-    connection.execute(_OLD_EVENTS, {"before": now - KEPT_EVENTS})
-
-
-def _mails_since(kinds: tuple[str, ...]) -> Prepared:
-    return Prepared(
-        select(func.count(OUTBOX.c.id)).where(
-            OUTBOX.c.recipient == bindparam("recipient"),
-            or_(*(OUTBOX.c.kind == kind for kind in kinds)),
-            OUTBOX.c.created_at > bindparam("since"),
-        )
-    )
+    counts.forget_events(connection, now - KEPT_EVENTS)
 
 
 @dataclass(frozen=True)
@@ -105,7 +82,6 @@ CAPS: dict[str, tuple[Cap, ...]] = {
     "board": (),
     "confirm": (Cap(("confirm",), "", DAY),),
 }
-_COUNTS = {cap.kinds: _mails_since(cap.kinds) for caps in CAPS.values() for cap in caps}
 
 
 @dataclass
@@ -119,7 +95,7 @@ class MailCaps:
 
     def allows(self, recipient: str, kind: str, now: datetime) -> bool:
         for cap in CAPS[kind]:
-            [(stored,)] = _COUNTS[cap.kinds].rows(self.connection, {"recipient": recipient, "since": now - cap.window})
+            stored = counts.mails_since(self.connection, recipient, cap.kinds, now - cap.window)
             if stored + sum(self.unwritten[recipient, counted] for counted in cap.kinds) >= cap.most(self.settings):
                 return False
         return True

@@ -5,18 +5,17 @@ and the `history` of finished boards."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
-
-from sqlalchemy import select
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.service import policies, views
 from pbmserv.service.context import Context, Reply, as_utc
-from pbmserv.store import records
-from pbmserv.store.models import GamePolicy, Rating, User
-from pbmserv.store.records import BOARDS, BoardRecord
+from pbmserv.store import following, records
+from pbmserv.store.following import RatingRecord
+from pbmserv.store.records import BoardRecord
 
 START_RATING = 1600
 PROVISIONAL_GAMES = 20
@@ -64,8 +63,7 @@ def pair_score(seat: int, other: int, winners: list[int]) -> float:
 def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:
     """Rate the finished board (a resignation or forfeit is a loss); returns
     each player's rating before and after, as the board's result keeps them."""
-    users = {u.userid: u for u in ctx.session.scalars(select(User).where(User.userid.in_(board.seats)))}
-    rows = [_rating_of(ctx, users[userid], board.game_type) for userid in board.seats]
+    rows = [_rating_of(ctx, userid, board.game_type) for userid in board.seats]
     seats = range(len(board.seats))
     after = [
         new_rating(row.rating, row.games, [(rows[o].rating, pair_score(s, o, winners)) for o in seats if o != s])
@@ -73,26 +71,27 @@ def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dic
     ]
     changes = []
     for seat, row in enumerate(rows):
-        before, row.rating, row.last_game_at = row.rating, after[seat], ctx.now
         if not winners or len(winners) == len(rows):
-            row.drawn += 1
+            outcome = {"drawn": row.drawn + 1}
         elif seat in winners:
-            row.won += 1
+            outcome = {"won": row.won + 1}
         else:
-            row.lost += 1
+            outcome = {"lost": row.lost + 1}
+        rated = replace(row, rating=after[seat], last_game_at=ctx.now, **outcome)
+        following.save_rating(ctx.connection, rated)
         changes.append({
-            "userid": board.seats[seat], "before": before, "after": row.rating,
-            "provisional": row.games < PROVISIONAL_GAMES,
+            "userid": board.seats[seat], "before": row.rating, "after": rated.rating,
+            "provisional": rated.games < PROVISIONAL_GAMES,
         })
     return changes
 
 
-def _rating_of(ctx: Context, user: User, game_type: str) -> Rating:
-    row = ctx.session.scalar(select(Rating).where(Rating.user_id == user.id, Rating.game_type == game_type))
-    if row is None:
-        row = Rating(user_id=user.id, game_type=game_type, rating=START_RATING, won=0, lost=0, drawn=0, last_game_at=ctx.now)
-        ctx.session.add(row)
-    return row
+def _rating_of(ctx: Context, userid: str, game_type: str) -> RatingRecord:
+    """The player's rating in the game type; the start rating (not stored yet) if they have none."""
+    user = ctx.known_user(userid)
+    return following.find_rating(ctx.connection, user.id, game_type) or RatingRecord(
+        id=None, user_id=user.id, game_type=game_type, rating=START_RATING, won=0, lost=0, drawn=0, last_game_at=ctx.now,
+    )
 
 
 # -- standings -------------------------------------------------------------------
@@ -102,11 +101,11 @@ _COLUMNS = f"  {'Player':<20} {'Rating':>6} {'Won':>5} {'Lost':>5} {'Drawn':>5} 
 def standings(ctx: Context, game: Game, command: Standings) -> list[Reply]:
     """Every rated player of the game type and every player seeking games, by
     rating, in three groups: established, provisional, inactive."""
-    rated = {r.user.userid: r for r in ctx.session.scalars(select(Rating).where(Rating.game_type == game.name))}
-    policy_of = {p.user.userid: p for p in ctx.session.scalars(select(GamePolicy).where(GamePolicy.game_type == game.name))}
+    rated = following.ratings_in_game(ctx.connection, game.name)
+    policy_of = following.policies_in_game(ctx.connection, game.name)
     seekers = [userid for userid, p in policy_of.items() if p.seeking > 0 and userid not in rated]
     playing: dict[str, int] = {}
-    for board in records.boards_where(ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "active"):
+    for board in records.running_boards(ctx.connection, game.name):
         for userid in board.seats:
             playing[userid] = playing.get(userid, 0) + 1
     inactive_since = ctx.now - timedelta(days=INACTIVE_DAYS)
@@ -147,11 +146,7 @@ def history(ctx: Context, game: Game, command: History) -> list[Reply]:
     if command.userid is not None:
         ctx.known_user(command.userid)
     finished = [
-        b for b in records.boards_where(
-            ctx.connection, BOARDS.c.game_type == game.name, BOARDS.c.status == "finished",
-            order_by=(BOARDS.c.updated_at.desc(), BOARDS.c.board.desc()),
-        )
-        if command.userid is None or command.userid in b.seats
+        b for b in records.finished_boards(ctx.connection, game.name) if command.userid is None or command.userid in b.seats
     ]
     who = f" of {command.userid}" if command.userid else ""
     lines = [f"{game.title}: finished boards{who}, newest first: {len(finished) or 'none'}."]

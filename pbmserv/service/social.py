@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from dataclasses import replace
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscribe, Unsubscribe
@@ -10,7 +10,7 @@ from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.boards import load_board, moves_to_list, syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
-from pbmserv.store.models import Board, Subscription, User
+from pbmserv.store import following, users
 from pbmserv.store.records import Account
 
 #: the rate event of a chat, message or broadcast, by the account that sends it
@@ -38,7 +38,7 @@ def _follow_new_boards(ctx: Context, game: Game, user: Account) -> list[Reply]:
             f"'{game.name} unsubscribe all {user.userid} password' ends it",
             game=game.name,
         )
-    policy.subscribes_new_boards = True
+    following.save_policy(ctx.connection, replace(policy, subscribes_new_boards=True))
     body = views.wrap(
         f"{user.userid} now gets every mail of each new {game.title} board, from the next challenge on "
         f"(not of boards {user.userid} plays: those come anyway). '{game.name} subscribe BOARD' adds a "
@@ -63,7 +63,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
             f"'{game.name} show {board.board}' mails you the final board",
             game=game.name, board=board.board,
         )
-    found = subscriptions.find_subscription(ctx, board, user)
+    found = following.find_subscription(ctx.connection, board.id, user.id)
     if found is not None and found.final_only == final_only:
         what = "the final result of" if final_only else "every mail of"
         raise ServiceError(
@@ -71,11 +71,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
             f"'{game.name} unsubscribe {board.board} {user.userid} password' ends it",
             game=game.name, board=board.board,
         )
-    if found is None:
-        found = Subscription(user_id=user.id, board_id=board.id, created_at=ctx.now)
-        ctx.session.add(found)
-    found.final_only = final_only
-    ctx.session.flush()
+    following.subscribe(ctx.connection, user.id, board.id, final_only=final_only, now=ctx.now)
     what = "only the final result of" if final_only else "every mail of"
     lead = f"({user.userid} now gets {what} this board.)"
     state = game.decode(board.state)
@@ -91,14 +87,14 @@ def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
     if command.board is None:
         return _unsubscribe_all(ctx, game, user)
     board = load_board(ctx, game, command.board)
-    found = subscriptions.find_subscription(ctx, board, user)
+    found = following.find_subscription(ctx.connection, board.id, user.id)
     if found is None:
         raise ServiceError(
             f"{user.userid} does not subscribe to {game.title} board {board.board}.",
             f"'{game.name} unsubscribe all {user.userid} password' ends every {game.title} subscription",
             game=game.name, board=board.board,
         )
-    ctx.session.delete(found)
+    following.unsubscribe(ctx.connection, [found.id])
     body = f"{user.userid} no longer gets the mails of {game.title} board {board.board}.\n"
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} unsubscribe {user.userid}", body)]
 
@@ -106,24 +102,21 @@ def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
 def _unsubscribe_all(ctx: Context, game: Game, user: Account) -> list[Reply]:
     """Ends the subscription to new boards and every board subscription of the game type."""
     policy = policies.find_policy(ctx, user, game.name)
-    following = policy is not None and policy.subscribes_new_boards
-    watched = list(ctx.session.scalars(
-        select(Subscription).join(Board).where(Subscription.user_id == user.id, Board.game_type == game.name)
-    ))
-    if not following and not watched:
+    follows_new = policy is not None and policy.subscribes_new_boards
+    watched = following.subscriptions_in_game(ctx.connection, user.id, game.name)
+    if not follows_new and not watched:
         raise ServiceError(
             f"{user.userid} subscribes to no {game.title} boards.",
             f"{syntax(game.name, 'subscribe')} starts a subscription",
             game=game.name,
         )
-    if policy is not None:
-        policy.subscribes_new_boards = False
-    for subscription in watched:
-        ctx.session.delete(subscription)
+    if policy is not None and follows_new:
+        following.save_policy(ctx.connection, replace(policy, subscribes_new_boards=False))
+    following.unsubscribe(ctx.connection, [subscription.id for subscription in watched])
     boards = f"{len(watched)} board {'subscription' if len(watched) == 1 else 'subscriptions'}"
     body = views.wrap(
         f"{user.userid} no longer gets {game.title} boards: ended "
-        + ("the subscription to new boards and " if following else "")
+        + ("the subscription to new boards and " if follows_new else "")
         + f"{boards}.", hang="",
     )
     return [Reply((ctx.sender,), f"{game.title} unsubscribe all {user.userid}", body + "\n")]
@@ -204,7 +197,7 @@ def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
             "'message userid password to-userid...' writes to the players you name",
         )
     text = _text_of(ctx, "broadcast", f"broadcast {user.userid} password")
-    everybody = list(ctx.session.scalars(select(User.userid).order_by(User.userid)))
+    everybody = users.all_userids(ctx.connection)
     body = f"{user.userid} writes to everybody on this server:\n\n{text}\n"
     _count_relay(ctx, user)
     return [Reply(_addresses_of(ctx, everybody), f"pbmserv broadcast from {user.userid}", body, "relay")]

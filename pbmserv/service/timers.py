@@ -5,26 +5,27 @@ which stops both for a player within a yearly allowance of days."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
-
-from sqlalchemy import Connection, select
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Vacation as VacationCommand
 from pbmserv.service import boards, proposals, views
+from pbmserv.service.accounts import mail_addresses
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
-from pbmserv.store import records
-from pbmserv.store.models import User, Vacation
-from pbmserv.store.records import BOARDS, BoardRecord
+from pbmserv.store import records, users
+from pbmserv.store.handles import Connection
+from pbmserv.store.records import BoardRecord
+from pbmserv.store.users import VacationRecord
 
 DAY = timedelta(days=1)
 
 
 # -- vacation ----------------------------------------------------------------------
-def vacation_days_used(vacations: list[Vacation], year: int, now: datetime) -> int:
+def vacation_days_used(vacations: list[VacationRecord], year: int, now: datetime) -> int:
     """Days used in `year`: every started 24 hours of a vacation count as a day,
     charged to the calendar year (UTC) in which the vacation began."""
     used = 0
@@ -36,25 +37,21 @@ def vacation_days_used(vacations: list[Vacation], year: int, now: datetime) -> i
     return used
 
 
-def _vacations(ctx: Context, user_id: int) -> list[Vacation]:
-    return list(ctx.session.scalars(select(Vacation).where(Vacation.user_id == user_id).order_by(Vacation.started_at)))
-
-
-def _open(vacations: list[Vacation]) -> Vacation | None:
+def _open(vacations: list[VacationRecord]) -> VacationRecord | None:
     return next((v for v in vacations if v.ended_at is None), None)
 
 
-def vacation_end(ctx: Context, vacations: list[Vacation], vacation: Vacation) -> datetime:
+def vacation_end(ctx: Context, vacations: list[VacationRecord], vacation: VacationRecord) -> datetime:
     """When a running vacation ends by itself: when the year's allowance is used up."""
     started = as_utc(vacation.started_at)
-    earlier = [v for v in vacations if v is not vacation]
+    earlier = [v for v in vacations if v.id != vacation.id]
     left = ctx.settings.vacation_days - vacation_days_used(earlier, started.year, started)
     return started + left * DAY
 
 
 def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
-    user = ctx.user(ctx.authenticate(command.userid, command.password))
-    vacations = _vacations(ctx, user.id)
+    user = ctx.authenticate(command.userid, command.password)
+    vacations = users.vacations_of(ctx.connection, user.id)
     running = _open(vacations)
     allowance = ctx.settings.vacation_days
     usage = f"vacation {user.userid} password {'off' if command.on else 'on'}"
@@ -67,7 +64,7 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
                 f"{user.userid} has used all {allowance} vacation days of {ctx.now.year}.",
                 "the allowance starts again on 1 January; until then, move or resign",
             )
-        ctx.session.add(Vacation(user_id=user.id, started_at=ctx.now, ended_at=None))
+        users.start_vacation(ctx.connection, user.id, ctx.now)
         text = (
             f"{user.userid} is on vacation from now: no reminders and no forfeits on {user.userid}'s boards "
             f"until '{usage}', at the latest on {ctx.now + left * DAY:%Y-%m-%d %H:%M} UTC, when the {left} "
@@ -76,10 +73,12 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
     else:
         if running is None:
             raise ServiceError(f"{user.userid} is not on vacation.", f"'{usage}' starts one")
-        running.ended_at = min(ctx.now, vacation_end(ctx, vacations, running))
+        ended = replace(running, ended_at=min(ctx.now, vacation_end(ctx, vacations, running)))
+        users.end_vacation(ctx.connection, ended.id, ended.ended_at)
+        vacations = [ended if v.id == ended.id else v for v in vacations]
         left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
         text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
-    recipients = tuple(dict.fromkeys([*user.mail_addresses, ctx.sender]))
+    recipients = tuple(dict.fromkeys([*mail_addresses(users.addresses_of(ctx.connection, user.id)), ctx.sender]))
     return [Reply(recipients, f"pbmserv vacation {user.userid}", views.wrap(text, hang="") + "\n")]
 
 
@@ -87,15 +86,16 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
 def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
     """End the vacations that used up the year's allowance, telling their players."""
     replies, report = [], []
-    running_vacations = select(Vacation).where(Vacation.ended_at.is_(None)).with_for_update()
-    for running in list(ctx.session.scalars(running_vacations)):
-        ends = vacation_end(ctx, _vacations(ctx, running.user_id), running)
+    for running in users.running_vacations(ctx.connection):
+        ends = vacation_end(ctx, users.vacations_of(ctx.connection, running.user_id), running)
         if ends <= ctx.now:
-            running.ended_at = ends
-            user = ctx.session.get(User, running.user_id)
+            users.end_vacation(ctx.connection, running.id, ends)
+            user = users.account_by_id(ctx.connection, running.user_id)
+            assert user is not None, "a vacation goes with its account"
             report.append(f"vacation of {user.userid} ended: allowance used up")
             text = f"The vacation of {user.userid} has ended: the vacation days of {ends.year} are used up."
-            replies.append(Reply(tuple(user.mail_addresses), f"pbmserv vacation {user.userid}", text + "\n", "board"))
+            recipients = tuple(mail_addresses(users.addresses_of(ctx.connection, user.id)))
+            replies.append(Reply(recipients, f"pbmserv vacation {user.userid}", text + "\n", "board"))
     return replies, report
 
 
@@ -105,7 +105,7 @@ def lateness(ctx: Context, board: BoardRecord, userid: str) -> timedelta | None:
     since = as_utc(board.updated_at)
     user = ctx.known_user(userid)
     away = timedelta()
-    for v in _vacations(ctx, user.id):
+    for v in users.vacations_of(ctx.connection, user.id):
         if v.ended_at is None:
             return None
         away += max(min(as_utc(v.ended_at), ctx.now) - max(as_utc(v.started_at), since), timedelta())
@@ -121,9 +121,7 @@ def _nag_due(ctx: Context, board: BoardRecord, late: timedelta, nag_days: int) -
 
 def running_boards(connection: Connection) -> list[int]:
     """The ids of the running boards, in the order the timer pass takes them."""
-    return list(connection.scalars(
-        select(BOARDS.c.id).where(BOARDS.c.status == "active").order_by(BOARDS.c.game_type, BOARDS.c.board)
-    ))
+    return records.running_board_ids(connection)
 
 
 def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[str]]:
@@ -131,7 +129,7 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
     running). Returns the mails and a line for each thing done."""
     replies: list[Reply] = []
     report: list[str] = []
-    running = records.boards_where(ctx.connection, BOARDS.c.id.in_(board_ids), BOARDS.c.status == "active", lock=True)
+    running = records.running_boards_among(ctx.connection, board_ids)
     for board in running:
         if board.game_type not in ctx.catalog:
             continue

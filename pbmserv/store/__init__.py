@@ -1,15 +1,4 @@
-from pbmserv.store.database import make_engine, session_factory, upgrade
-from pbmserv.store.models import Address, Base, Board, InboundMail, Move, OutboxMail, User
+"""The database: everything that speaks SQL (see docs/architecture.md, "The store").
 
-__all__ = [
-    "Address",
-    "Base",
-    "Board",
-    "InboundMail",
-    "Move",
-    "OutboxMail",
-    "User",
-    "make_engine",
-    "session_factory",
-    "upgrade",
-]
+The modules are imported by name; this package imports none of them, so
+that `config` can use `store.urls` without an import circle."""

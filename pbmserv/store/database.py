@@ -20,28 +20,19 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 from pbmserv.config import ConfigError
-from pbmserv.store.prepared import run_sql
+from pbmserv.store.prepared import PLAIN, run_sql
+from pbmserv.store.urls import normalise_url
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
-def normalise_url(url: str) -> str:
-    """PostgreSQL URLs without a driver get psycopg 3."""
-    parsed = make_url(url)
-    if parsed.drivername in ("postgresql", "postgres"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed.render_as_string(hide_password=False)
-
-
-def without_password(url: str) -> str:
-    """The database URL as it may be shown (logged)."""
-    return make_url(url).render_as_string(hide_password=True)
-
-
-def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
+def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) -> Engine:
+    """The engine for `url`; without `prepared`, every statement goes through
+    `Connection.execute` (`store.prepared`: for echo and bisecting)."""
     url = normalise_url(url)
+    options = {} if prepared else {PLAIN: True}
     if make_url(url).get_backend_name() == "sqlite":
         path = sqlite_file(url)
         if path is not None and not path.parent.is_dir():  # SQLite would say only "unable to open database file"
@@ -49,14 +40,14 @@ def make_engine(url: str, busy_seconds: float = 10.0) -> Engine:
                 f"no directory {path.parent} for the SQLite database {path}: make it, or set PBMSERV_DATABASE_URL or --config"
             )
         engine = create_engine(
-            url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection},
+            url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection}, execution_options=options,
         )
         _configure_sqlite(engine)
         return engine
     # the same bound on PostgreSQL: a connection that cannot be made, or a
     # lock that another process holds too long, is an error (intake answers
     # 451, the worker retries its batch), not a wait without end
-    return create_engine(url, pool_pre_ping=True, connect_args={
+    return create_engine(url, pool_pre_ping=True, execution_options=options, connect_args={
         "connect_timeout": max(2, round(busy_seconds)),
         "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}",
     })
@@ -171,9 +162,9 @@ def savepoint(connection: Connection, name: str) -> Iterator[None]:
     the connection's transaction. The SAVEPOINT is written out here because
     SQLAlchemy's own (`begin_nested`) gives each one a new name, and so
     compiles its statement anew every time, which costs more than a query;
-    it is invisible to SQLAlchemy, so an ORM session used inside must be
-    ended before the block ends (see `service.context.Context`). It runs
-    on the driver's cursor, as the statements of a move do (`prepared`)."""
+    it is invisible to SQLAlchemy, so no ORM session may be used inside (the
+    service uses none). It runs on the driver's cursor, as the statements
+    of a move do (`prepared`)."""
     run_sql(connection, f"SAVEPOINT {name}")
     try:
         yield

@@ -51,11 +51,6 @@ class User(Base):
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )
 
-    @property
-    def mail_addresses(self) -> list[str]:
-        """The addresses the account's mail goes to: the confirmed ones."""
-        return [a.address for a in self.addresses if a.confirmed_at is not None]
-
 
 class Address(Base):
     __tablename__ = "addresses"
@@ -178,10 +173,6 @@ class Rating(Base):
     last_game_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     user: Mapped[User] = relationship()
 
-    @property
-    def games(self) -> int:
-        return self.won + self.lost + self.drawn
-
 
 class Vacation(Base):
     """A time in which the server neither nags nor forfeits the user; `ended_at` is None while it lasts."""
@@ -247,3 +238,7 @@ class RateEvent(Base):
     kind: Mapped[str] = mapped_column(String(16))
     key: Mapped[str] = mapped_column(String(320))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+#: every table by name, for Core statements (typed as a Table, where a model's `__table__` is any FromClause)
+TABLES = Base.metadata.tables

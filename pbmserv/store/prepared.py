@@ -14,11 +14,16 @@ invalidated as SQLAlchemy would invalidate it. A connection without a
 transaction begins one, as `Connection.execute` would. What SQLAlchemy's
 events and `echo` see of these statements: nothing.
 
+An engine made with `[database] prepared = false` (`PLAIN`, set by
+`database.make_engine`) runs every one of them through `Connection.execute`
+instead, where echo and events see them: for finding out whether a fault
+lies in this module, and for watching the SQL.
+
 Statements whose SQL changes from one execution to the next (an expanding
 IN, literal rendering) cannot be prepared; `Prepared` refuses them. It
 also refuses a parameter the statement does not have and a missing one
 that has no value of its own (an ArgumentError), where the cursor would
-bind NULL for a misspelt name without a word.
+bind NULL for a misspelt name without a word; it does so on either path.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.sql.expression import Executable
 
 Processor = Callable[[Any], Any] | None
+
+#: engine execution option: run prepared statements through `Connection.execute` (see the module's docstring)
+PLAIN = "pbmserv_plain"
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,8 @@ class Prepared:
         """The rows a query returns, each value as SQLAlchemy would give it."""
         compiled = self._compile(connection.dialect, params)
         assert compiled.results is not None, "not a query"
+        if _plain(connection):
+            return [tuple(row) for row in connection.execute(self.statement, params)]
         with _cursor(connection, compiled.sql, compiled.arguments(params)) as cursor:
             fetched = cursor.fetchall()
         processors = compiled.results
@@ -74,6 +84,8 @@ class Prepared:
     def run(self, connection: Connection, params: Mapping[str, Any]) -> int:
         """Run a statement that returns no rows; returns how many rows it changed."""
         compiled = self._compile(connection.dialect, params)
+        if _plain(connection):
+            return connection.execute(self.statement, params).rowcount
         with _cursor(connection, compiled.sql, compiled.arguments(params)) as cursor:
             return cursor.rowcount
 
@@ -113,8 +125,15 @@ def _compile(statement: Executable, dialect: Dialect, keys: list[str]) -> _Compi
 
 def run_sql(connection: Connection, sql: str) -> None:
     """Plain SQL without parameters or rows (a SAVEPOINT, say) on the driver's cursor."""
+    if _plain(connection):
+        connection.exec_driver_sql(sql)
+        return
     with _cursor(connection, sql, ()):
         pass
+
+
+def _plain(connection: Connection) -> bool:
+    return bool(connection.get_execution_options().get(PLAIN))
 
 
 @contextmanager

@@ -1,31 +1,34 @@
-"""Boards, their moves and accounts as plain records, read and written with
-Core statements built once.
+"""Boards, their moves and queued moves, and what every move needs of
+accounts, as plain records read and written with Core statements built once.
 
 A move is what the server does most, and on its path the ORM's identity
 map, unit of work and per-query machinery cost more than the move itself.
-So boards never go through the ORM: a `BoardRecord` is loaded, changed in
+So no command goes through the ORM: a `BoardRecord` is loaded, changed in
 Python and written back with one version-guarded UPDATE (`save_board`).
-The statements are run as `Prepared` ones, on the driver's cursor (see
-`store.prepared`). The ORM models in `models` remain the schema and serve
-the rarer commands (accounts, subscriptions, policies, ratings).
+The statements of every move are run as `Prepared` ones, on the driver's
+cursor (see `store.prepared`). The ORM models in `models` are the schema;
+the rarer commands have records and functions of their own in `users`,
+`following` and `operator`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from pbmserv.store.models import Board, Move, QueuedMove, User
+from pbmserv.store.models import TABLES
 from pbmserv.store.prepared import Prepared
 
-BOARDS = Board.__table__
-MOVES = Move.__table__
-QUEUED = QueuedMove.__table__
-USERS = User.__table__
+BOARDS = TABLES["boards"]
+MOVES = TABLES["moves"]
+QUEUED = TABLES["queued_moves"]
+USERS = TABLES["users"]
+ADDRESSES = TABLES["addresses"]
 
 
 @dataclass(eq=False)
@@ -109,6 +112,13 @@ _QUEUED = Prepared(
 )
 _UNQUEUE = delete(QUEUED).where(QUEUED.c.id == bindparam("queued_id"))
 _CLEAR_QUEUE = delete(QUEUED).where(QUEUED.c.board_id == bindparam("board_id"))
+_QUEUED_FOR_SEAT = Prepared(
+    select(QUEUED.c.id, QUEUED.c.text).where(QUEUED.c.board_id == bindparam("board_id"), QUEUED.c.seat == bindparam("seat"))
+)
+_QUEUE = Prepared(insert(QUEUED))
+_REQUEUE = Prepared(
+    update(QUEUED).where(QUEUED.c.id == bindparam("queued_id")).values(text=bindparam("text"), created_at=bindparam("created_at"))
+)
 _ACCOUNT = Prepared(
     select(*(USERS.c[f.name] for f in fields(Account))).where(USERS.c.userid == bindparam("userid"))
 )
@@ -121,12 +131,49 @@ def find_board(connection: Connection, game_type: str, number: int, *, lock: boo
     return BoardRecord(*rows[0]) if rows else None
 
 
-def boards_where(
-    connection: Connection, *criteria: ColumnElement[bool], lock: bool = False,
-    order_by: tuple[ColumnElement[Any], ...] = (BOARDS.c.game_type, BOARDS.c.board),
-) -> list[BoardRecord]:
+def _boards(connection: Connection, *criteria: ColumnElement[bool], lock: bool = False,
+            order_by: tuple[ColumnElement[Any], ...] = (BOARDS.c.game_type, BOARDS.c.board)) -> list[BoardRecord]:
     query = select(*_BOARD_COLUMNS).where(*criteria).order_by(*order_by)
     return [BoardRecord(*row) for row in connection.execute(query.with_for_update() if lock else query)]
+
+
+def all_boards(connection: Connection, game_type: str | None = None) -> list[BoardRecord]:
+    """Every board (of one game type, if given), by game type and number."""
+    return _boards(connection, *([BOARDS.c.game_type == game_type] if game_type is not None else []))
+
+
+def running_boards(connection: Connection, game_type: str | None = None, *, lock: bool = False) -> list[BoardRecord]:
+    """The boards in play (of one game type, if given), by game type and number."""
+    criteria = [BOARDS.c.status == "active"] + ([BOARDS.c.game_type == game_type] if game_type is not None else [])
+    return _boards(connection, *criteria, lock=lock)
+
+
+def boards_in_game(connection: Connection, game_type: str, status: str | None = None) -> list[BoardRecord]:
+    """The game type's boards (those with the status, if given: active or finished), by number."""
+    criteria = [BOARDS.c.game_type == game_type] + ([BOARDS.c.status == status] if status is not None else [])
+    return _boards(connection, *criteria)
+
+
+def finished_boards(connection: Connection, game_type: str) -> list[BoardRecord]:
+    """The game type's finished boards, the last to end first."""
+    criteria = (BOARDS.c.game_type == game_type, BOARDS.c.status == "finished")
+    return _boards(connection, *criteria, order_by=(BOARDS.c.updated_at.desc(), BOARDS.c.board.desc()))
+
+
+def running_board_ids(connection: Connection) -> list[int]:
+    """The ids of the running boards, by game type and number."""
+    return list(connection.scalars(
+        select(BOARDS.c.id).where(BOARDS.c.status == "active").order_by(BOARDS.c.game_type, BOARDS.c.board)
+    ))
+
+
+def running_boards_among(connection: Connection, board_ids: list[int]) -> list[BoardRecord]:
+    """Those of the boards that are still running, locked until the transaction ends."""
+    return _boards(connection, BOARDS.c.id.in_(board_ids), BOARDS.c.status == "active", lock=True)
+
+
+def newest_board_number(connection: Connection, game_type: str) -> int | None:
+    return connection.scalar(select(func.max(BOARDS.c.board)).where(BOARDS.c.game_type == game_type))
 
 
 def insert_board(connection: Connection, **values: Any) -> BoardRecord:
@@ -174,6 +221,17 @@ def queued_moves(connection: Connection, board_id: int) -> list[QueuedRecord]:
     return [QueuedRecord(*row) for row in _QUEUED.rows(connection, {"board_id": board_id})]
 
 
+def queue_move(connection: Connection, board_id: int, seat: int, text: str, now: datetime) -> str | None:
+    """Keep `text` as the seat's queued move; returns the text of the one it replaces, if any."""
+    found = _QUEUED_FOR_SEAT.rows(connection, {"board_id": board_id, "seat": seat})
+    if not found:
+        _QUEUE.run(connection, {"board_id": board_id, "seat": seat, "text": text, "created_at": now})
+        return None
+    [(queued_id, earlier)] = found
+    _REQUEUE.run(connection, {"queued_id": queued_id, "text": text, "created_at": now})
+    return earlier
+
+
 def unqueue(connection: Connection, queued_id: int) -> None:
     connection.execute(_UNQUEUE, {"queued_id": queued_id})
 
@@ -186,3 +244,37 @@ def clear_queue(connection: Connection, board_id: int) -> None:
 def find_account(connection: Connection, userid: str) -> Account | None:
     rows = _ACCOUNT.rows(connection, {"userid": userid})
     return Account(*rows[0]) if rows else None
+
+
+#: the most userids one query of `confirmed_addresses` names
+MOST_USERIDS_A_QUERY = 512
+
+
+@cache
+def _confirmed_addresses(count: int) -> Prepared:
+    """The query for `count` userids. An expanding IN would make its SQL anew
+    for each execution, which cannot be prepared; one bind per userid can."""
+    userids = [bindparam(f"userid_{number}") for number in range(count)]
+    return Prepared(
+        select(USERS.c.userid, ADDRESSES.c.address)
+        .join(USERS, ADDRESSES.c.user_id == USERS.c.id)
+        .where(USERS.c.userid.in_(userids), ADDRESSES.c.confirmed_at.is_not(None))
+        .order_by(ADDRESSES.c.position)
+    )
+
+
+def confirmed_addresses(connection: Connection, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each user's confirmed addresses, in their order (a user without any,
+    or unknown: none), in one query for up to MOST_USERIDS_A_QUERY users. The
+    userids are padded to a power of two by repeating the last one, so that
+    a few statements serve every number of users."""
+    found: dict[str, list[str]] = {userid: [] for userid in userids}
+    wanted = list(found)
+    for start in range(0, len(wanted), MOST_USERIDS_A_QUERY):
+        group = wanted[start:start + MOST_USERIDS_A_QUERY]
+        size = 1 << (len(group) - 1).bit_length()
+        padded = group + group[-1:] * (size - len(group))
+        params = {f"userid_{number}": userid for number, userid in enumerate(padded)}
+        for userid, address in _confirmed_addresses(size).rows(connection, params):
+            found[userid].append(address)
+    return {userid: tuple(addresses) for userid, addresses in found.items()}

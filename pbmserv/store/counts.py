@@ -1,0 +1,55 @@
+"""What the rate limits count (`service.rates`): events by kind and key,
+and the mails an address was sent, by kind. Counted for most mails, so
+prepared."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cache
+
+from sqlalchemy import Connection, bindparam, delete, func, insert, or_, select
+
+from pbmserv.store.models import TABLES
+from pbmserv.store.prepared import Prepared
+
+EVENTS, OUTBOX = TABLES["rate_events"], TABLES["outbox"]
+
+_EVENTS_SINCE = Prepared(
+    select(func.count(EVENTS.c.id)).where(
+        EVENTS.c.kind == bindparam("kind"), EVENTS.c.key == bindparam("key"), EVENTS.c.at > bindparam("since"),
+    )
+)
+_NEW_EVENTS = insert(EVENTS)
+_OLD_EVENTS = delete(EVENTS).where(EVENTS.c.at <= bindparam("before"))
+
+
+def events_since(connection: Connection, kind: str, key: str, since: datetime) -> int:
+    """How many `kind` events for `key` are stored from after `since`."""
+    [(count,)] = _EVENTS_SINCE.rows(connection, {"kind": kind, "key": key, "since": since})
+    return int(count)
+
+
+def add_events(connection: Connection, events: list[dict[str, object]]) -> None:
+    """Store events, each a dict of kind, key and at."""
+    connection.execute(_NEW_EVENTS, events)
+
+
+def forget_events(connection: Connection, before: datetime) -> None:
+    connection.execute(_OLD_EVENTS, {"before": before})
+
+
+@cache
+def _mails_since(kinds: tuple[str, ...]) -> Prepared:
+    return Prepared(
+        select(func.count(OUTBOX.c.id)).where(
+            OUTBOX.c.recipient == bindparam("recipient"),
+            or_(*(OUTBOX.c.kind == kind for kind in kinds)),
+            OUTBOX.c.created_at > bindparam("since"),
+        )
+    )
+
+
+def mails_since(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> int:
+    """How many mails of `kinds` the outbox holds for `recipient` from after `since`."""
+    [(count,)] = _mails_since(kinds).rows(connection, {"recipient": recipient, "since": since})
+    return int(count)
