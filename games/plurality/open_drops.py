@@ -42,6 +42,8 @@ def first_open_drop(layout: Layout, state: PluralityState) -> int | None:
 
 
 def scan(layout: Layout, occupied: int) -> tuple[int, ...]:
+    if not occupied:  # three stones never fill a four-stone block
+        return tuple(range(len(layout.shapes)))
     return tuple(k for k, shape in enumerate(layout.shapes) if shape.is_open(occupied))
 
 
