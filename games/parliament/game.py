@@ -2,65 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
+from games.parliament.moves import Claim, Preferences, read_claim, read_preferences
+from games.parliament.state import State
 from games.parliament.view import render_state
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
 ROUNDS = 3
-
-_PREFER = re.compile(r"(?:prefer|preferences?)\b\s*:?\s*(.*)")
-_SEAT_LIST = re.compile(r"[,\s]+")
-
-
-@dataclass(frozen=True)
-class State:
-    players: tuple[str, ...]
-    boards: str
-    #: each player's preference seats in reading order; None until chosen
-    preferences: tuple[tuple[int, ...] | None, ...]
-    #: one mark per seat, see games.parliament.cascade
-    board: str
-    next_seat: int = 0
-    #: the final board of every finished round
-    finished_rounds: tuple[str, ...] = ()
-    last_claimer: int | None = None
-    #: what the last turn did, in order; ("round", n, "") starts round n
-    last_events: tuple[Event, ...] = ()
-
-    @property
-    def layout(self) -> Layout:
-        return LAYOUTS[self.boards]
-
-    @property
-    def in_setup(self) -> bool:
-        return None in self.preferences
-
-    def cancelled(self) -> frozenset[int]:
-        """Seats both players named: ordinary seats."""
-        if self.in_setup:
-            return frozenset()
-        return frozenset(self.preferences[0]) & frozenset(self.preferences[1])
-
-    def live_preferences(self, seat: int) -> tuple[int, ...]:
-        cancelled = self.cancelled()
-        return tuple(s for s in self.preferences[seat] or () if s not in cancelled)
-
-    def hidden(self) -> dict[int, str]:
-        """Unrevealed preferences: seat index -> its preference mark."""
-        if self.in_setup:
-            return {}
-        return {
-            s: PREFERENCE[player]
-            for player in (0, 1)
-            for s in self.live_preferences(player)
-            if self.board[s] == EMPTY
-        }
 
 
 def round_winner(layout: Layout, board: str) -> int | None:
@@ -130,19 +82,22 @@ class Parliament(Game):
         return Outcome((winner,), scores, reason)
 
     # -- moves -----------------------------------------------------------
-    def play(self, state: State, seat: int, text: str) -> State:
+    def read_move(self, state: State, seat: int, text: str) -> Preferences | Claim:
         self._check_turn(state, seat)
         if state.in_setup:
-            chosen = self._parse_preferences(state, text)
-            preferences = tuple(chosen if s == seat else p for s, p in enumerate(state.preferences))
+            return read_preferences(state, text)
+        return read_claim(state, seat, text)
+
+    def apply(self, state: State, seat: int, move: Preferences | Claim) -> State:
+        if isinstance(move, Preferences):
+            preferences = tuple(move.seats if s == seat else p for s, p in enumerate(state.preferences))
             return State(
                 players=state.players,
                 boards=state.boards,
                 preferences=preferences,
                 board=state.board,
             )
-        claimed, order = self._parse_claim(state, seat, text)
-        return self._claim(state, seat, claimed, order)
+        return self._claim(state, seat, move.seat, move.order)
 
     def _check_turn(self, state: State, seat: int) -> None:
         result = self.outcome(state)
@@ -155,78 +110,6 @@ class Parliament(Game):
             waiting = state.players[min(movers)]
             raise IllegalMove(f"You have already sent your preferences: the game waits for {waiting} to send theirs.")
         raise IllegalMove(f"It is not your turn: {state.players[state.next_seat]} is to move.")
-
-    def _parse_preferences(self, state: State, text: str) -> tuple[int, ...]:
-        layout = state.layout
-        limit = layout.preference_limit
-        example = "prefer U:c4,L:h5" if layout.prefixed else "prefer c4,h5"
-        match = _PREFER.fullmatch(" ".join(text.lower().split()))
-        if match is None:
-            raise IllegalMove(
-                f"First choose your secret preferences: send prefer and up to {limit} seats, "
-                f"like {example}, or prefer none."
-            )
-        words = [w for w in _SEAT_LIST.split(re.sub(r"\s*:\s*", ":", match.group(1))) if w]
-        if words == ["none"]:
-            return ()
-        if not words:
-            raise IllegalMove(f"Name your preferences after prefer, like {example}, or send prefer none.")
-        if "none" in words:
-            raise IllegalMove(f"Write either prefer none or a list of seats like {example}, not both.")
-        seats = [layout.parse(word) for word in words]
-        for position, chosen in enumerate(seats):
-            if chosen in seats[:position]:
-                raise IllegalMove(f"{layout.shown[chosen]} is named twice: name each preference once.")
-        if len(seats) > limit:
-            where = "in the two chambers together" if layout.prefixed else f"in the {layout.chambers[0].name} chamber"
-            raise IllegalMove(f"You named {len(seats)} preferences: at most {limit} are allowed {where}.")
-        return tuple(sorted(seats))
-
-    def _parse_claim(self, state: State, seat: int, text: str) -> tuple[int, tuple[int, ...]]:
-        layout = state.layout
-        example = layout.example()
-        words = " ".join(re.sub(r"\s*:\s*", ":", text.lower()).split())
-        if _PREFER.fullmatch(words):
-            raise IllegalMove(f"Preferences are chosen before the first claim; now claim an empty seat, like {example}.")
-        words = re.sub(r"^claim\b\s*", "", words)
-        parts = re.split(r"\bthen\b", words)
-        if len(parts) > 2:
-            raise IllegalMove(
-                f"Write then only once, like {example} then {layout.example('d5')},{layout.example('e5')}."
-            )
-        head = [w for w in _SEAT_LIST.split(parts[0]) if w]
-        if not head:
-            raise IllegalMove(f"Send the seat you claim, like {example}.")
-        claimed = [layout.parse(word) for word in head]
-        if len(claimed) > 1:
-            raise IllegalMove(
-                f"Claim one seat per turn, like {example}; to choose the order of the flips "
-                f"write {example} then {layout.example('d5')},{layout.example('e5')}."
-            )
-        order: list[int] = []
-        if len(parts) == 2:
-            named = [w for w in _SEAT_LIST.split(parts[1]) if w]
-            if not named:
-                raise IllegalMove(
-                    f"Name the seats to flip first after then, like {example} then "
-                    f"{layout.example('d5')},{layout.example('e5')}."
-                )
-            for word in named:
-                flip = layout.parse(word)
-                if flip in order:
-                    raise IllegalMove(f"{layout.shown[flip]} is named twice in the order of flips.")
-                order.append(flip)
-        target = claimed[0]
-        shown = layout.shown[target]
-        mark = state.board[target]
-        if mark in SEAT:
-            raise IllegalMove(f"{shown} is already held by {SIDES[SEAT.index(mark)]}: claim an empty seat.")
-        if mark in PREFERENCE:
-            owner = "your own" if PREFERENCE.index(mark) == seat else f"{SIDES[PREFERENCE.index(mark)]}'s"
-            raise IllegalMove(f"{shown} is {owner} preference and cannot be claimed: claim an empty seat.")
-        if target in state.live_preferences(seat):
-            raise IllegalMove(f"{shown} holds your own hidden preference: you cannot claim it; claim another empty seat.")
-        return target, tuple(order)
 
     def _claim(self, state: State, seat: int, target: int, order: tuple[int, ...]) -> State:
         layout = state.layout
@@ -287,23 +170,6 @@ class Parliament(Game):
             return ["prefer none"] + [f"prefer {label}" for label in labels]
         own = set(state.live_preferences(seat))
         return [label for s, label in enumerate(labels) if state.board[s] == EMPTY and s not in own]
-
-    # -- the move list ---------------------------------------------------
-    def canonical_move(self, state: State, seat: int, text: str) -> str:
-        labels = state.layout.labels
-        try:
-            if state.in_setup:
-                chosen = self._parse_preferences(state, text)
-                return "prefer " + (",".join(labels[s] for s in chosen) if chosen else "none")
-            target, order = self._parse_claim(state, seat, text)
-        except IllegalMove:
-            return super().canonical_move(state, seat, text)
-        if order:
-            return f"{labels[target]} then " + ",".join(labels[s] for s in order)
-        return labels[target]
-
-    def is_secret_move(self, state: State, seat: int, text: str) -> bool:
-        return text.strip().lower().startswith("pref")
 
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:

@@ -4,14 +4,11 @@ player sees their own, nobody sees another's until it is revealed."""
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event
 from games.parliament.chambers import Layout
+from games.parliament.state import State
 from pbmserv.gamekit import Outcome, filled
-
-if TYPE_CHECKING:
-    from games.parliament.game import State
 
 WIDTH = 72
 GAP = "    "

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from games.parliament import Parliament
 from games.parliament.cascade import EMPTY, PREFERENCE, settle
 from games.parliament.chambers import LAYOUTS
-from games.parliament.game import State
+from games.parliament.state import State
 from pbmserv.gamekit import IllegalMove, InvalidOption
 from tests.game_invariants import check_random_game
 
@@ -261,6 +261,40 @@ def test_preference_moves_are_secret_and_canonical():
     assert GAME.canonical_move(playing, RED, " claim L : C4 ") == "l:c4"
     assert GAME.canonical_move(playing, RED, "L:c4 THEN L:e5 l:d5") == "l:c4 then l:e5,l:d5"
     assert GAME.canonical_move(started("upper"), RED, "U:c4") == "c4"
+
+
+@pytest.mark.parametrize(
+    ("boards", "text", "canonical", "secret"),
+    [
+        ("both", "PREFER L:h5, U:c4", "prefer u:c4,l:h5", True),
+        ("both", "preferences: none", "prefer none", True),
+        ("upper", "prefer c4 b2", "prefer b2,c4", True),
+        ("both", " claim L : C4 ", "l:c4", False),
+        ("both", "L:c4 THEN L:e5 l:d5", "l:c4 then l:e5,l:d5", False),
+        ("upper", "claim U:c4", "c4", False),
+    ],
+)
+def test_a_move_value_prints_its_canonical_text_and_reads_it_back(boards, text, canonical, secret):
+    state = GAME.new({"boards": boards}, PLAYERS) if text.lower().startswith("pref") else started(boards)
+    move = GAME.read_move(state, RED, text)
+    assert str(move) == canonical
+    assert move.secret is secret
+    assert GAME.read_move(state, RED, str(move)) == move
+    assert GAME.apply(state, RED, move) == GAME.play(state, RED, text)
+
+
+def test_reading_a_bad_move_says_what_is_wrong_and_changes_nothing():
+    state = started("upper")
+    before = GAME.encode(state)
+    with pytest.raises(IllegalMove, match="Claim one seat per turn"):
+        GAME.read_move(state, RED, "c4 d4")
+    with pytest.raises(IllegalMove, match="Preferences are chosen before the first claim"):
+        GAME.read_move(state, RED, "prefer c4")
+    with pytest.raises(IllegalMove, match="It is not your turn"):
+        GAME.read_move(state, BLUE, "c4")
+    with pytest.raises(IllegalMove, match="First choose your secret preferences"):
+        GAME.read_move(GAME.new({"boards": "upper"}, PLAYERS), RED, "c4")
+    assert GAME.encode(state) == before
 
 
 def test_claiming_the_opponents_hidden_preference_reveals_it_and_spends_the_turn():

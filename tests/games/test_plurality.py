@@ -11,7 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.plurality import Plurality, PluralityState
+from games.plurality import Plurality
+from games.plurality.board import Shape, layout_for
+from games.plurality.open_drops import open_drops, scan
+from games.plurality.state import PluralityState
 from pbmserv.gamekit import HexHexGrid, IllegalMove, InvalidOption, SquareGrid
 from tests.game_invariants import check_random_game
 
@@ -201,6 +204,36 @@ def test_the_star_stays_on_its_point():
     assert GAME.canonical_move(state, 0, "*d4,e4,e5") == "e5,*d4,e4"
     assert GAME.canonical_move(state, 0, "d4,*e4,e5") == "e5,d4,*e4"
     assert GAME.canonical_move(state, 0, " Pass ") == "pass"
+
+
+@pytest.mark.parametrize(
+    ("options", "text", "canonical"),
+    [
+        ({}, "D4, E4, *E5", "*e5,d4,e4"),
+        ({}, "d4 *e4 e5", "e5,d4,*e4"),
+        ({}, " Pass ", "pass"),
+        ({"board": "hex", "size": "5"}, "d3,D4,e4*", "d3,d4,*e4"),
+    ],
+)
+def test_a_move_value_prints_its_canonical_text_and_reads_it_back(options, text, canonical):
+    state = GAME.new(options, PLAYERS)
+    move = GAME.read_move(state, 0, text)
+    assert str(move) == canonical
+    assert move.secret is False
+    assert GAME.read_move(state, 0, canonical) == move
+    assert GAME.apply(state, 0, move) == GAME.play(state, 0, text)
+
+
+def test_reading_a_bad_move_says_what_is_wrong_and_changes_nothing():
+    state = play_all(GAME.new({}, PLAYERS), "d4,e4,*e5")
+    before = GAME.encode(state)
+    with pytest.raises(IllegalMove, match="d4 already holds a stone"):
+        GAME.read_move(state, 1, "d4,d3,*d2")
+    with pytest.raises(IllegalMove, match="a2, a1 and c1 do not form a tromino"):
+        GAME.read_move(state, 1, "a1,a2,*c1")
+    with pytest.raises(IllegalMove, match="It is not your turn: bob [(]White[)] is to move"):
+        GAME.read_move(state, 0, "pass")
+    assert GAME.encode(state) == before
 
 
 def test_every_tromino_with_every_star_is_listed_on_the_empty_board():
@@ -645,3 +678,28 @@ def test_listed_drops_are_exactly_the_rules_drops(options, seed):
         assert drops(state) == oracle_drops(state)
         (seat,) = GAME.to_move(state)
         state = GAME.play(state, seat, rng.choice(GAME.legal_moves(state, seat)))
+
+
+@pytest.mark.parametrize("options", [{}, {"board": "hex", "size": "6"}])
+def test_drops_listed_from_the_position_before_are_those_a_fresh_search_finds(options):
+    rng = random.Random(7)
+    state = GAME.new(options, PLAYERS)
+    layout = layout_for(state.board, state.size)
+    while GAME.outcome(state) is None:
+        (seat,) = GAME.to_move(state)
+        listed = GAME.legal_moves(state, seat)
+        assert list(open_drops(layout, state)) == list(scan(layout, state.occupied))
+        state = GAME.play(state, seat, rng.choice(listed))
+
+
+def test_decode_leaves_the_open_drops_alone():
+    """A real move never lists moves, so reading a stored board does no search."""
+    state = play_all(GAME.new({"size": "19"}, PLAYERS), "d4,e4,*e5", "k10,k11,*k12")
+    calls = []
+    is_open = Shape.is_open
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Shape, "is_open", lambda shape, occupied: calls.append(shape) or is_open(shape, occupied))
+        decoded = GAME.decode(GAME.encode(state))
+        GAME.apply(decoded, 0, GAME.read_move(decoded, 0, "a1,a2,*b1"))
+    assert decoded == state
+    assert calls == []

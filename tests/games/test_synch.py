@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.synch import Synch, SynchState
+from games.synch import Synch
+from games.synch.state import SynchState
 from pbmserv.gamekit import IllegalMove, InvalidOption, SquareGrid
 from tests.game_invariants import check_random_game
 
@@ -244,6 +245,47 @@ def test_mode_spellings(text, canonical):
     state = started()
     assert GAME.canonical_move(state, 1, text) == canonical
     assert GAME.play(state, 1, text) == GAME.play(state, 1, canonical)
+
+
+def every_kind_of_move() -> list[tuple[SynchState, int, str]]:
+    """(state, seat, text) for a placement, a mode and a direction in either order."""
+    new = GAME.new({"size": "8"}, PLAYERS)
+    mode_first = started()
+    direction_first = started({"order": "direction-first"})
+    return [
+        (new, 0, " Put C3 "),
+        (GAME.play(new, 0, "c3"), 1, "f6"),
+        (mode_first, 1, "In Synch"),
+        (GAME.play(mode_first, 1, "opp"), 0, "North-East"),
+        (direction_first, 0, "south_west"),
+        (GAME.play(direction_first, 0, "sw"), 1, "OPPOSITION"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_a_move_value_prints_its_canonical_text_and_reads_it_back(case):
+    state, seat, text = every_kind_of_move()[case]
+    move = GAME.read_move(state, seat, text)
+    assert str(move) == GAME.canonical_move(state, seat, text)
+    assert GAME.read_move(state, seat, str(move)) == move
+    assert move.secret is False
+    assert GAME.apply(state, seat, move) == GAME.play(state, seat, text)
+
+
+def test_reading_a_bad_move_says_what_is_wrong_and_changes_nothing():
+    state = play_all(GAME.new({"size": "4"}, PLAYERS), "place a1", "place c3")
+    before = GAME.encode(state)
+    with pytest.raises(IllegalMove, match="'jump' is not a move here: you must send synch or opposition"):
+        GAME.read_move(state, 1, "jump")
+    with pytest.raises(IllegalMove, match="Both markers are already placed"):
+        GAME.read_move(state, 1, "place b2")
+    announced = GAME.play(state, 1, "synch")
+    with pytest.raises(IllegalMove, match="Going s from a1 takes your marker off the board: send one of n, ne, e[.]"):
+        GAME.read_move(announced, 0, "s")
+    assert GAME.encode(state) == before
+    cornered = play_all(GAME.new({"size": "4"}, PLAYERS), "place a1", "place d4")
+    with pytest.raises(IllegalMove, match="In synch no direction keeps both markers on the board: announce opposition"):
+        GAME.read_move(cornered, 1, "synch")
 
 
 # -- the legal-direction rule and the mode rule (mode-first) ------------------

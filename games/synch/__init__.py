@@ -1,0 +1,5 @@
+"""Move In Synch, In Opposition by Leroy Quet."""
+
+from games.synch.game import Synch
+
+__all__ = ["Synch"]

@@ -1,0 +1,264 @@
+"""Move In Synch, In Opposition by Leroy Quet.
+
+Two markers walk a square board and draw their owners' symbols on the empty
+squares they reach. The game goes in rounds (the rules' "moves"); every
+round has two halves, each a move mail of its own: the decider's mode
+(`synch` or `opposition`) and the directioner's compass direction, in that
+order or (with `-order=direction-first`) the other way round. The seats
+swap roles every round. The mails speak of rounds so that their numbers are
+never mistaken for the server's move numbers, which count every half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.synch import rules, view
+from games.synch.moves import Direction, Mode, Place, SynchMove, read_words
+from games.synch.state import (
+    DIRECTION_FIRST,
+    EMPTY,
+    MODE_FIRST,
+    SIDE_NAMES,
+    Cell,
+    LastMove,
+    SynchState,
+    grid_for,
+)
+from pbmserv.gamekit import Game, IllegalMove, Option, Outcome
+
+
+class Synch(Game):
+    name = "synch"
+    title = "Move In Synch, In Opposition"
+    min_players = 2
+    max_players = 2
+    side_names = SIDE_NAMES
+    options = (
+        Option("size", 8, tuple(range(4, 27)), "squares along each side of the board"),
+        Option(
+            "order",
+            MODE_FIRST,
+            (MODE_FIRST, DIRECTION_FIRST),
+            "mode-first: the decider announces synch or opposition before the direction; "
+            "direction-first: the directioner steps first and the decider answers",
+        ),
+    )
+
+    # -- set-up ---------------------------------------------------------------
+    def new(self, options: Mapping[str, str | None], players: Sequence[str]) -> SynchState:
+        values = self.resolve_options(options)
+        size = values["size"]
+        return SynchState(
+            size=size,
+            order=values["order"],
+            players=(players[0], players[1]),
+            markers=(None, None),
+            marks=EMPTY * (size * size),
+            moves_done=0,
+            pending=None,
+            quiet_moves=0,
+            last=None,
+        )
+
+    # -- whose turn, and what is legal -----------------------------------------
+    def to_move(self, state: SynchState) -> frozenset[int]:
+        phase = rules.phase(state)
+        return frozenset() if phase is None else frozenset({phase.seat})
+
+    def legal_moves(self, state: SynchState, seat: int) -> list[str]:
+        phase = rules.phase(state)
+        if phase is None or phase.seat != seat:
+            return []
+        if phase.kind == "place":
+            grid = grid_for(state.size)
+            taken = state.markers[1 - seat]
+            return [f"place {grid.label(cell)}" for cell in grid.cells if cell != taken]
+        if phase.kind == "mode":
+            return rules.legal_modes(state)
+        return rules.legal_directions(state)
+
+    # -- playing --------------------------------------------------------------
+    def read_move(self, state: SynchState, seat: int, text: str) -> SynchMove:
+        phase = rules.phase(state)
+        if phase is None:
+            raise IllegalMove("The game is over: no more moves are accepted.")
+        if seat != phase.seat:
+            raise IllegalMove(f"It is not your turn: {view.request(state, phase)}")
+        try:
+            move = read_words(state.size, text)
+        except IllegalMove:
+            if phase.kind == "place":
+                raise
+            move = None  # an off-board square: the player must send something else anyway
+        if move is None:
+            raise IllegalMove(f"'{text.strip()}' is not a move here: you must {view.what_to_send(state, phase)}.")
+        if move.kind != phase.kind:
+            raise IllegalMove(view.wrong_kind(state, phase, move.kind))
+        if isinstance(move, Place):
+            problem = view.refused_place(state, seat, move.cell)
+        elif isinstance(move, Mode):
+            problem = view.refused_mode(state, move.name)
+        else:
+            problem = view.refused_direction(state, move.name)
+        if problem is not None:
+            raise IllegalMove(problem)
+        return move
+
+    def apply(self, state: SynchState, seat: int, move: SynchMove) -> SynchState:
+        if isinstance(move, Place):
+            return rules.place(state, seat, move.cell)
+        if isinstance(move, Mode):
+            return rules.announce(state, move.name)
+        assert isinstance(move, Direction)
+        return rules.go(state, move.name)
+
+    # -- the end --------------------------------------------------------------
+    def outcome(self, state: SynchState) -> Outcome | None:
+        ending = rules.ending(state)
+        if ending is None:
+            return None
+        counts = state.counts()
+        if counts[0] == counts[1]:
+            winners: tuple[int, ...] = ()
+            score = f"{counts[0]} symbols each"
+        else:
+            winner = 0 if counts[0] > counts[1] else 1
+            winners = (winner,)
+            score = f"{counts[winner]} symbols to {counts[1 - winner]}"
+        # a phrase for "Game won by alice: ..." or "Game drawn: ...": no full stop
+        return Outcome(
+            winners=winners,
+            scores=(float(counts[0]), float(counts[1])),
+            reason=score + ending[0],
+        )
+
+    # -- the board mail -------------------------------------------------------
+    def viewpoint(self, state: SynchState, viewer: int | None) -> int | None:
+        return None  # the board shows only what both have sent
+
+    def render(self, state: SynchState, viewer: int | None) -> str:
+        return view.render(state)
+
+    # -- storage --------------------------------------------------------------
+    def encode(self, state: SynchState) -> dict[str, Any]:
+        last = state.last
+        return {
+            "size": state.size,
+            "order": state.order,
+            "players": list(state.players),
+            "markers": [list(m) if m is not None else None for m in state.markers],
+            "marks": state.marks,
+            "moves_done": state.moves_done,
+            "pending": state.pending,
+            "quiet_moves": state.quiet_moves,
+            "last": None
+            if last is None
+            else {
+                "number": last.number,
+                "seat": last.seat,
+                "direction": last.direction,
+                "mode": last.mode,
+                "start": None if last.start is None else [list(c) for c in last.start],
+                "drawn": [list(c) for c in last.drawn],
+            },
+        }
+
+    def decode(self, data: dict[str, Any]) -> SynchState:
+        last = data["last"]
+        first, second = data["markers"]
+        return SynchState(
+            size=data["size"],
+            order=data["order"],
+            players=(data["players"][0], data["players"][1]),
+            markers=(_cell(first), _cell(second)),
+            marks=data["marks"],
+            moves_done=data["moves_done"],
+            pending=data["pending"],
+            quiet_moves=data["quiet_moves"],
+            last=None
+            if last is None
+            else LastMove(
+                number=last["number"],
+                seat=last["seat"],
+                direction=last["direction"],
+                mode=last["mode"],
+                start=None if last["start"] is None else (_cell(last["start"][0]), _cell(last["start"][1])),
+                drawn=tuple((c[0], c[1]) for c in last["drawn"]),
+            ),
+        )
+
+    # -- help -----------------------------------------------------------------
+    def help(self) -> str:
+        return HELP
+
+
+def _cell(data: list[int] | None) -> Cell | None:
+    return None if data is None else (data[0], data[1])
+
+
+HELP = """\
+Move In Synch, In Opposition (Leroy Quet, 2009): synch
+
+Two markers wander over a square board, one per player. Wherever a
+marker arrives on an empty square, its owner draws a symbol there
+(x for the first player, o for the second). The player with more
+symbols at the end wins.
+
+Set-up. The first player places their marker with `place c3`; then
+the second player places theirs on any other square. Each start
+square gets its owner's symbol. A bare square (`c3`) is read as a
+placement too.
+
+Rounds. The game is played in rounds. Every round has two halves,
+one from each player, and each half is a move mail of its own (so
+the server's move list counts two moves per round). In rounds
+1, 3, 5... the first player is the directioner and the second player
+the decider; in rounds 2, 4, 6... the roles swap.
+  1. The decider announces `synch` or `opposition`.
+  2. The directioner names a direction: n ne e se s sw w nw (north
+     is up the board; north, up, right, north-east and the like are
+     accepted too). The directioner's marker steps one square that
+     way; the decider's marker steps one square the same way (synch)
+     or the opposite way (opposition).
+Both markers must stay on the board, judged from where they stood
+before the round: the directioner may only name such a direction, and
+the decider may only announce a mode that leaves at least one.
+
+Marking. After both steps, a marker that arrived on an empty square
+draws its owner's symbol there, unless both markers arrived on the
+same empty square: then neither draws. A symbol is never erased or
+replaced. Markers may share a square.
+
+The end. The game ends when every square holds a symbol, when one
+player has more symbols than the other player's symbols plus the
+empty squares, or after 2 x size x size rounds in a row without a new
+symbol (128 on the 8x8 board). Most symbols wins; equal is a draw.
+
+Options
+  -size=N   N from 4 to 26 squares along each side (default 8).
+  -order=mode-first   (default) the decider announces the mode, then
+            the directioner names the direction, as above.
+  -order=direction-first   the directioner moves first: they name a
+            direction that keeps their own marker on the board and
+            step; then the decider sends synch or opposition, choosing
+            a step that keeps their own marker on the board. When
+            neither step would, the decider stays put: the server
+            skips their half and the board mail says so. Only a
+            marker that moved draws a symbol.
+
+The board mail. x and o are symbols, . an empty square; a 1 or 2
+right after a square's symbol is the first or second player's
+marker, a * both markers; capitals are the symbols drawn last (by the
+last round or placement). Below the board: the symbol counts, the
+empty squares, the rounds without a new symbol, and who must send
+what next.
+
+Examples
+  synch challenge alice bob
+  synch challenge -size=10 -order=direction-first alice bob
+  synch move 101 alice secret place c3
+  synch move 101 bob secret synch
+  synch move 101 alice secret ne
+"""

@@ -1,0 +1,249 @@
+"""The board mail of Move In Synch, In Opposition, and the sentences that
+tell a player what to send."""
+
+from __future__ import annotations
+
+from games.synch import rules
+from games.synch.rules import Phase
+from games.synch.state import (
+    EMPTY,
+    MODE_FIRST,
+    OPPOSITION,
+    SIDE_NAMES,
+    SYMBOLS,
+    SYNCH,
+    Cell,
+    LastMove,
+    SynchState,
+    grid_for,
+    index,
+)
+from pbmserv.gamekit import OPPOSITE, filled
+
+MARKER_GLYPHS = ("1", "2")
+SHARED_MARKERS_GLYPH = "*"
+WIDTH = 72
+
+
+def render(state: SynchState) -> str:
+    grid = grid_for(state.size)
+    players = state.players
+    markers = rules.shown_markers(state)
+    drawn_last = set(state.last.drawn) if state.last else set()
+
+    marker_glyphs: dict[Cell | None, str] = {markers[1]: MARKER_GLYPHS[1]}
+    marker_glyphs[markers[0]] = SHARED_MARKERS_GLYPH if markers[0] == markers[1] else MARKER_GLYPHS[0]
+
+    def glyph(cell: Cell) -> str:
+        symbol = state.marks[cell[1] * state.size + cell[0]]
+        if cell in drawn_last:
+            symbol = symbol.upper()
+        return symbol + marker_glyphs.get(cell, "")
+
+    lines = grid.render(glyph)
+    # a marker glyph fills its whole cell: keep the right-hand rank numbers clear of it
+    body_end = len(str(state.size)) + 1 + 2 * state.size
+    lines[1:-1] = [f"{line[:body_end]} {line[body_end:]}" for line in lines[1:-1]]
+    lines.append("")
+    counts = state.counts()
+    empty = state.marks.count(EMPTY)
+    paragraphs = [
+        f"{SYMBOLS[0]} = {players[0]} ({SIDE_NAMES[0]}), "
+        f"{SYMBOLS[1]} = {players[1]} ({SIDE_NAMES[1]}), {EMPTY} = empty square.",
+        f"{MARKER_GLYPHS[0]} = {players[0]}'s marker, {MARKER_GLYPHS[1]} = {players[1]}'s "
+        f"marker, {SHARED_MARKERS_GLYPH} = both markers on one square.",
+        "Capitals are the symbols drawn last.",
+        f"Symbols: {players[0]} {counts[0]}, {players[1]} {counts[1]}; "
+        f"{empty} square{'s' if empty != 1 else ''} empty.",
+    ]
+    phase = rules.phase(state)
+    if state.markers[1] is not None and phase is not None:
+        paragraphs.append(
+            f"Rounds in a row without a new symbol: {state.quiet_moves} "
+            f"(the game ends at {rules.stall_limit(state)})."
+        )
+    if state.last is not None:
+        paragraphs.append(_describe_last(state, state.last))
+    if phase is not None:
+        if phase.kind != "place":
+            paragraphs.append(_describe_current(state))
+        paragraphs.append(request(state, phase))
+    else:
+        paragraphs.append(_game_over(state))
+    for paragraph in paragraphs:
+        if len(paragraph) <= WIDTH:
+            lines.append(paragraph)
+            continue
+        # no line break inside "x = alice"
+        glued = paragraph.replace(" = ", "\xa0=\xa0")
+        wrapped = filled(glued, WIDTH, break_on_hyphens=False)
+        lines.extend(line.replace("\xa0", " ") for line in wrapped)
+    return "\n".join(lines)
+
+
+def _game_over(state: SynchState) -> str:
+    """The last paragraph of a finished game's board mail."""
+    ending = rules.ending(state)
+    assert ending is not None
+    counts = state.counts()
+    if counts[0] == counts[1]:
+        verdict = f"A draw at {counts[0]} symbols each"
+    else:
+        winner = 0 if counts[0] > counts[1] else 1
+        verdict = f"{state.players[winner]} wins by {counts[winner]} symbols to {counts[1 - winner]}"
+    return f"Game over. {verdict}: {ending[1]}."
+
+
+def _describe_last(state: SynchState, last: LastMove) -> str:
+    grid = grid_for(state.size)
+    players = state.players
+    if last.number == 0:
+        square = grid.label(last.drawn[0])
+        return f"Last move: {players[last.seat]} placed their marker on {square}."
+    assert last.start is not None and last.direction is not None
+    directioner, decider = last.seat, 1 - last.seat
+    own_from = last.start[directioner]
+    other_from = last.start[decider]
+    assert own_from is not None and other_from is not None
+    own_to = state.step(own_from, last.direction)
+    assert own_to is not None
+    text = (
+        f"Last round ({last.number}): {players[directioner]} (directioner) went "
+        f"{last.direction} from {grid.label(own_from)} to {grid.label(own_to)}; "
+    )
+    other_to = other_from
+    if last.mode is None:
+        text += (
+            f"{players[decider]} (decider) could not step {last.direction} or "
+            f"{OPPOSITE[last.direction]} from {grid.label(other_from)} without leaving "
+            "the board and stayed put (the server skipped that half)."
+        )
+    else:
+        step = rules.decider_direction(last.direction, last.mode)
+        other_to = state.step(other_from, step)
+        assert other_to is not None
+        text += (
+            f"{players[decider]} (decider) went in {last.mode}, {step} from "
+            f"{grid.label(other_from)} to {grid.label(other_to)}."
+        )
+    if last.mode is not None and own_to == other_to and state.is_empty(own_to):
+        text += f" Both markers landed on empty {grid.label(own_to)}, so nobody drew there."
+    elif last.drawn:
+        drawers = [
+            f"{players[SYMBOLS.index(state.marks[index(state, cell)])]} on {grid.label(cell)}"
+            for cell in last.drawn
+        ]
+        text += " Drawn: " + ", ".join(drawers) + "."
+    else:
+        text += " Nothing was drawn."
+    return text
+
+
+def _describe_current(state: SynchState) -> str:
+    players = state.players
+    directioner = rules.directioner(state)
+    decider = 1 - directioner
+    text = (
+        f"Round {state.moves_done + 1}: {players[directioner]} is the directioner, "
+        f"{players[decider]} the decider."
+    )
+    if state.pending is None:
+        return text
+    if state.order == MODE_FIRST:
+        return f"{text} {players[decider]} announced {state.pending}."
+    own = rules.shown_markers(state)[directioner]
+    assert own is not None
+    return (
+        f"{text} {players[directioner]} went {state.pending} to "
+        f"{grid_for(state.size).label(own)} (marked when the round ends)."
+    )
+
+
+# -- what to send, and why a move is refused --------------------------------
+def what_to_send(state: SynchState, phase: Phase) -> str:
+    if phase.kind == "place":
+        if phase.seat == 0:
+            return "send place and a square, like place c3"
+        first = state.markers[0]
+        assert first is not None
+        taken = grid_for(state.size).label(first)
+        return f"send place and a square other than {taken}, like place c3"
+    if phase.kind == "mode":
+        return "send " + " or ".join(rules.legal_modes(state))
+    return "send a direction: " + ", ".join(rules.legal_directions(state))
+
+
+def request(state: SynchState, phase: Phase) -> str:
+    """'bob must send synch or opposition.'"""
+    return f"{state.players[phase.seat]} must {what_to_send(state, phase)}."
+
+
+def wrong_kind(state: SynchState, phase: Phase, sent: str) -> str:
+    players = state.players
+    directioner = rules.directioner(state)
+    decider = 1 - directioner
+    wanted = what_to_send(state, phase)
+    if phase.kind == "place":
+        return f"The markers are not placed yet: {wanted}."
+    if sent == "place":
+        return f"Both markers are already placed: {wanted}."
+    if phase.kind == "mode" and state.order == MODE_FIRST:
+        return (
+            f"You are the decider of round {state.moves_done + 1}: {wanted}; "
+            f"{players[directioner]} then names the direction."
+        )
+    if phase.kind == "mode":
+        return f"{players[directioner]} already went {state.pending}: {wanted}."
+    if state.order == MODE_FIRST:
+        return f"{players[decider]} already announced {state.pending}: {wanted}."
+    return (
+        f"You are the directioner of round {state.moves_done + 1}: {wanted}; "
+        f"{players[decider]} then chooses synch or opposition."
+    )
+
+
+def refused_place(state: SynchState, seat: int, cell: Cell) -> str | None:
+    if cell != state.markers[1 - seat]:
+        return None
+    return (
+        f"{grid_for(state.size).label(cell)} holds {state.players[1 - seat]}'s marker: "
+        "place yours on any other square."
+    )
+
+
+def refused_mode(state: SynchState, mode: str) -> str | None:
+    other = OPPOSITION if mode == SYNCH else SYNCH
+    if state.order == MODE_FIRST:
+        if mode in rules.legal_modes(state):
+            return None
+        return f"In {mode} no direction keeps both markers on the board: announce {other}."
+    direction = state.pending
+    assert direction is not None
+    if rules.decider_can_go(state, direction, mode):
+        return None
+    cell = state.markers[1 - rules.directioner(state)]
+    assert cell is not None
+    step = rules.decider_direction(direction, mode)
+    return f"In {mode} you would go {step} from {grid_for(state.size).label(cell)} off the board: send {other}."
+
+
+def refused_direction(state: SynchState, direction: str) -> str | None:
+    legal = rules.legal_directions(state)
+    if direction in legal:
+        return None
+    directioner = rules.directioner(state)
+    grid = grid_for(state.size)
+    own = state.markers[directioner]
+    assert own is not None
+    if state.step(own, direction) is None:
+        problem = f"Going {direction} from {grid.label(own)} takes your marker off the board"
+    else:
+        decider = 1 - directioner
+        decider_cell = state.markers[decider]
+        assert decider_cell is not None and state.pending is not None
+        step = rules.decider_direction(direction, state.pending)
+        problem = (
+            f"Going {direction} in {state.pending} takes {state.players[decider]}'s "
+            f"marker {step} from {grid.label(decider_cell)} off the board"
+        )
+    return f"{problem}: send one of {', '.join(legal)}."
