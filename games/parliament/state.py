@@ -34,9 +34,10 @@ class State:
 
     def cancelled(self) -> frozenset[int]:
         """Seats both players named: ordinary seats."""
-        if self.in_setup:
+        first, second = self.preferences
+        if first is None or second is None:
             return frozenset()
-        return frozenset(self.preferences[0]) & frozenset(self.preferences[1])
+        return frozenset(first) & frozenset(second)
 
     def live_preferences(self, seat: int) -> tuple[int, ...]:
         cancelled = self.cancelled()

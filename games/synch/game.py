@@ -160,7 +160,7 @@ class Synch(Game):
                 "seat": last.seat,
                 "direction": last.direction,
                 "mode": last.mode,
-                "start": None if last.start is None else [list(c) for c in last.start],
+                "start": None if last.start is None else [None if c is None else list(c) for c in last.start],
                 "drawn": [list(c) for c in last.drawn],
             },
         }

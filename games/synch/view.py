@@ -120,8 +120,9 @@ def _describe_last(state: SynchState, last: LastMove) -> str:
         )
     else:
         step = rules.decider_direction(last.direction, last.mode)
-        other_to = state.step(other_from, step)
-        assert other_to is not None
+        stepped = state.step(other_from, step)
+        assert stepped is not None
+        other_to = stepped
         text += (
             f"{players[decider]} (decider) went in {last.mode}, {step} from "
             f"{grid.label(other_from)} to {grid.label(other_to)}."

@@ -225,11 +225,11 @@ def _record(ctx: Context, board: BoardRecord, seat: int, text: str, secret: bool
 
 
 def _play(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, text: str, *, auto: bool = False) -> Any:
-    """Play and record one move of the game; raises IllegalMove and then changes nothing."""
-    canonical = game.canonical_move(state, seat, text)
-    secret = game.is_secret_move(state, seat, text)
-    new_state = game.play(state, seat, text)
-    _record(ctx, board, seat, canonical, secret, auto=auto)
+    """Play and record one move of the game, read once into the game's own
+    value; raises IllegalMove and then changes nothing."""
+    move = game.read_move(state, seat, text)
+    new_state = game.apply(state, seat, move)
+    _record(ctx, board, seat, str(move), move.secret, auto=auto)
     board.state = game.encode(new_state)
     outcome = game.outcome(new_state)
     if outcome is not None:
