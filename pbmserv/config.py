@@ -199,7 +199,9 @@ def _from_environment(environ: dict[str, str]) -> dict[str, tuple[Any, str]]:
 
 
 def _kind(name: str) -> str:
-    return {f.name: f.type for f in fields(Settings)}[name]  # type: ignore[misc]
+    kind = {f.name: f.type for f in fields(Settings)}[name]
+    assert isinstance(kind, str), "annotations are strings here (from __future__ import annotations)"
+    return kind
 
 
 def _parsed(name: str, text: str, variable: str) -> Any:

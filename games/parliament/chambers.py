@@ -78,7 +78,8 @@ class Layout:
         self.preference_limit = sum(PREFERENCES_PER_CHAMBER[name] for name in chamber_names)
 
         index: dict[tuple[int, tuple[int, int]], int] = {}
-        labels, chamber_of = [], []
+        labels: list[str] = []
+        chamber_of: list[int] = []
         for number, chamber in enumerate(self.chambers):
             for cell in chamber.grid.cells:
                 index[(number, cell)] = len(labels)

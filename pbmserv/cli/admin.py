@@ -163,9 +163,9 @@ def games() -> None:
 
 
 def _game(runtime: Runtime, game_type: str) -> Game:
-    if game_type not in runtime.catalog:
-        raise click.ClickException(f"no such game type {game_type}; known: {', '.join(runtime.catalog.names())}")
-    return runtime.catalog.get(game_type)
+    if game_type not in runtime.processor.catalog:
+        raise click.ClickException(f"no such game type {game_type}; known: {', '.join(runtime.processor.catalog.names())}")
+    return runtime.processor.catalog.get(game_type)
 
 
 @games.command("list")
@@ -235,9 +235,9 @@ def games_show(ctx: click.Context, game_type: str, number: int, seat: str | None
 
 def _replay_problem(runtime: Runtime, connection: Connection, board: BoardRecord) -> str | None:
     """Why replaying the board's moves does not give its stored state, or None if it does."""
-    if board.game_type not in runtime.catalog:
+    if board.game_type not in runtime.processor.catalog:
         return f"its game {board.game_type} is not installed"
-    game = runtime.catalog.get(board.game_type)
+    game = runtime.processor.catalog.get(board.game_type)
     try:
         rebuilt = game.encode(replay(game, board, records.board_moves(connection, board.id)))
     except Exception as error:  # a move that no longer replays is what this looks for
@@ -260,6 +260,7 @@ def games_replay(ctx: click.Context, game_type: str | None, number: int | None, 
     runtime = runtime_of(ctx)
     with reading(runtime.engine) as connection:
         if not every:
+            assert game_type is not None and number is not None  # the usage check above
             board = _board(connection, _game(runtime, game_type), number)
             problem = _replay_problem(runtime, connection, board)
             if problem is not None:
@@ -312,6 +313,7 @@ def games_export(ctx: click.Context, game_type: str | None, number: int | None, 
     runtime = runtime_of(ctx)
     with reading(runtime.engine) as connection:
         if not every:
+            assert game_type is not None and number is not None  # the usage check above
             click.echo(json.dumps(_export(connection, _board(connection, _game(runtime, game_type), number)), indent=2))
             return
         boards = _boards(connection, runtime, game_type)

@@ -11,7 +11,7 @@ import click
 
 from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
-from pbmserv.config import LOG_FORMATS, load_settings
+from pbmserv.config import LOG_FORMATS, Settings, load_settings
 
 
 @click.group(cls=Tool, mail_taking=("receive",))
@@ -32,7 +32,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: 
 @cli.command()
 @click.option("--sender", default=None, help="The envelope sender (as an MTA pipe passes it).")
 @click.pass_obj
-def receive(settings, sender: str | None) -> None:  # type: ignore[no-untyped-def]
+def receive(settings: Settings, sender: str | None) -> None:
     """Take one mail on standard input: store it, process it, deliver the replies.
 
     Exits 65 (refused: the MTA bounces it) for a mail that SMTP intake would
@@ -73,7 +73,7 @@ def refuse(problem: str) -> NoReturn:
 
 @cli.command()
 @click.pass_obj
-def process(settings) -> None:  # type: ignore[no-untyped-def]
+def process(settings: Settings) -> None:
     """Process every pending inbound mail."""
     from pbmserv.runtime import Runtime
 
@@ -87,7 +87,7 @@ def process(settings) -> None:  # type: ignore[no-untyped-def]
 @click.option("--once", is_flag=True, help="Send what is due now and stop.")
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between rounds without --once.")
 @click.pass_obj
-def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-untyped-def]
+def deliver(settings: Settings, once: bool, interval: float) -> None:
     """Work the outbox."""
     import time
 
@@ -105,7 +105,7 @@ def deliver(settings, once: bool, interval: float) -> None:  # type: ignore[no-u
 
 @cli.command()
 @click.pass_obj
-def serve(settings) -> None:  # type: ignore[no-untyped-def]
+def serve(settings: Settings) -> None:
     """Listen for SMTP; process mail and deliver replies in two worker processes."""
     import asyncio
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from pbmserv.gamekit import Game, game_names, get_game
 
@@ -31,5 +31,5 @@ class Catalog:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._games
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Game]:
         return iter(self._games[name] for name in self.names())

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from pbmserv.gamekit import Game
 from pbmserv.protocol import commands as c
 from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, social, timers
 from pbmserv.service.context import Context, Reply
 
-_GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
+# each handler takes the command type it is filed under, which a dict's type cannot say: hence Any
+_GLOBAL: dict[type, Callable[[Context, Any], list[Reply]]] = {
     c.Help: help.help_command,
     c.Signup: accounts.signup,
     c.ChangePassword: accounts.change_password,
@@ -23,7 +26,7 @@ _GLOBAL: dict[type, Callable[[Context, c.Command], list[Reply]]] = {
     c.Vacation: timers.vacation,
 }
 
-_GAME: dict[type, Callable] = {
+_GAME: dict[type, Callable[[Context, Game, Any], list[Reply]]] = {
     c.Challenge: boards.challenge,
     c.Move: boards.move,
     c.Resign: boards.resign,

@@ -92,7 +92,7 @@ def set_addresses(engine: Engine, userid: str, addresses: tuple[str, ...], now: 
         problem = mailbox_problem(text)
         if problem is not None:
             return f"{text!r} {problem}"
-    wanted = list(dict.fromkeys(mailbox(text) for text in addresses))
+    wanted = list(dict.fromkeys(address for text in addresses if (address := mailbox(text)) is not None))
     if len(wanted) > MOST_ADDRESSES:
         return f"an account has at most {MOST_ADDRESSES} addresses, and this names {len(wanted)}"
     with writing(engine) as connection:

@@ -80,7 +80,7 @@ class BatchOutput:
         if self.claimed:
             for reply in self.replies:
                 reply["next_try_at"] = now + timedelta(seconds=CLAIM_SECONDS)
-        self.answered.update(reply["inbound_id"] for reply in self.replies if reply["inbound_id"] is not None)  # type: ignore[misc]
+        self.answered.update(inbound_id for reply in self.replies if isinstance(inbound_id := reply["inbound_id"], int))
         outbox.queue(self.connection, self.replies)
         inbound.write_outcomes(self.connection, self.outcomes, now)
         self.replies, self.outcomes = [], []

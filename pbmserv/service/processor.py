@@ -219,7 +219,8 @@ class Processor:
         mail: IncomingMail | None = None
         request: Request | None = None
         refusal: str | None = None
-        status, problem, composed = "done", "", []
+        status, problem = "done", ""
+        composed: list[tuple[str, list[dict[str, object]]]] = []
         try:
             original = self._original(row)
             mail = parse_mail(original)
@@ -431,6 +432,7 @@ class Processor:
         """The replies to one command line; raises its Refusal if it is refused."""
         if line.error is not None:
             raise line.error
+        assert line.command is not None, "a line is read into a command or an error"
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment)
         return execute(ctx, line.command)
 

@@ -31,7 +31,7 @@ class RateLog:
     def count(self, kind: str, key: str, since: datetime) -> int:
         """How many `kind` events for `key` happened after `since`."""
         return counts.events_since(self.connection, kind, key, since) + sum(
-            1 for event in self.unwritten if (event["kind"], event["key"]) == (kind, key) and event["at"] > since  # type: ignore[operator]
+            1 for event in self.unwritten if (event["kind"], event["key"]) == (kind, key) and _after(event["at"], since)
         )
 
     def take(self, kind: str, key: str, at: datetime, most: int) -> bool:
@@ -105,3 +105,8 @@ class MailCaps:
 
     def written(self) -> None:
         self.unwritten.clear()
+
+
+def _after(at: object, since: datetime) -> bool:
+    assert isinstance(at, datetime), "an unwritten event's time is a datetime"
+    return at > since

@@ -72,12 +72,12 @@ def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dic
     changes = []
     for seat, row in enumerate(rows):
         if not winners or len(winners) == len(rows):
-            outcome = {"drawn": row.drawn + 1}
+            counted = replace(row, drawn=row.drawn + 1)
         elif seat in winners:
-            outcome = {"won": row.won + 1}
+            counted = replace(row, won=row.won + 1)
         else:
-            outcome = {"lost": row.lost + 1}
-        rated = replace(row, rating=after[seat], last_game_at=ctx.now, **outcome)
+            counted = replace(row, lost=row.lost + 1)
+        rated = replace(counted, rating=after[seat], last_game_at=ctx.now)
         following.save_rating(ctx.connection, rated)
         changes.append({
             "userid": board.seats[seat], "before": row.rating, "after": rated.rating,
@@ -153,7 +153,8 @@ def history(ctx: Context, game: Game, command: History) -> list[Reply]:
     if finished:
         lines += ["", f"{'Board':>5}  {'Ended':<10}  Players: result"]
         for b in finished:
-            result = views.short_status(game, b, None)
-            lines.append(views.wrap(f"{b.board:>5}  {b.updated_at:%Y-%m-%d}  {' vs '.join(b.seats)}: {result} ({b.result['reason']})", hang=" " * 19))
+            result = f"{views.short_status(game, b, None)} ({views.end_reason(b)})"
+            lines.append(views.wrap(f"{b.board:>5}  {b.updated_at:%Y-%m-%d}  {' vs '.join(b.seats)}: {result}", hang=" " * 19))
     subject = f"{game.title} history {command.userid or ''}".rstrip()
     return [Reply((ctx.sender,), subject, "\n".join(lines) + "\n")]
+

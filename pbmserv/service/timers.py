@@ -73,8 +73,9 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
     else:
         if running is None:
             raise ServiceError(f"{user.userid} is not on vacation.", f"'{usage}' starts one")
-        ended = replace(running, ended_at=min(ctx.now, vacation_end(ctx, vacations, running)))
-        users.end_vacation(ctx.connection, ended.id, ended.ended_at)
+        ended_at = min(ctx.now, vacation_end(ctx, vacations, running))
+        ended = replace(running, ended_at=ended_at)
+        users.end_vacation(ctx.connection, ended.id, ended_at)
         vacations = [ended if v.id == ended.id else v for v in vacations]
         left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
         text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
@@ -144,7 +145,7 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
         drawn = proposals.draw_at_forfeit(ctx, game, board, forfeiting[0], forfeit_days) if forfeiting else []
         if drawn:
             replies += drawn
-            report.append(f"{game.name} board {board.board}: {board.result['reason']}")
+            report.append(f"{game.name} board {board.board}: {views.end_reason(board)}")
             continue
         if forfeiting:
             userid = board.seats[forfeiting[0]]

@@ -152,3 +152,9 @@ def board_mail(
         parts.append("")
         parts.append(comment.strip())
     return "\n".join(parts) + "\n"
+
+
+def end_reason(board: BoardRecord) -> str:
+    """How an ended board ended ("alice resigned", ...)."""
+    assert board.result is not None, "an ended board has its result"
+    return str(board.result["reason"])

@@ -78,7 +78,7 @@ class SQLiteConnection(sqlite3.Connection):
 
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
         # let SQLAlchemy, not the driver, decide when transactions begin
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -88,8 +88,9 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def on_begin(connection):  # type: ignore[no-untyped-def]
+    def on_begin(connection: Connection) -> None:
         dbapi_connection = connection.connection.dbapi_connection
+        assert isinstance(dbapi_connection, SQLiteConnection)
         options = connection.get_execution_options()
         try:
             if options.get(READ_ONLY):

@@ -36,7 +36,8 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import ArgumentError, DBAPIError
-from sqlalchemy.sql.expression import Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement, Executable
 
 Processor = Callable[[Any], Any] | None
 
@@ -98,10 +99,12 @@ class Prepared:
 
 
 def _compile(statement: Executable, dialect: Dialect, keys: list[str]) -> _Compiled:
-    compiled = statement.compile(dialect=dialect, column_keys=keys)  # type: ignore[attr-defined]
+    assert isinstance(statement, ClauseElement), "a Core statement"
+    compiled = statement.compile(dialect=dialect, column_keys=keys)
+    assert isinstance(compiled, SQLCompiler)
     if compiled.literal_execute_params or compiled.post_compile_params or compiled.escaped_bind_names:
         raise ValueError(f"its SQL is made anew for each execution, so it cannot be prepared: {compiled.string}")
-    names = tuple(compiled.positiontup) if compiled.positional else tuple(compiled.binds)
+    names = tuple(compiled.positiontup or ()) if compiled.positional else tuple(compiled.binds)
     binds = tuple(compiled.binds[name] for name in names)
     # what `Connection.execute` refuses, and more: a misspelt name would otherwise bind NULL, or nothing
     missing = sorted({bind.key for bind in binds if bind.required} - set(keys))

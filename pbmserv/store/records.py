@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import BindParameter, ColumnElement, Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.store.models import TABLES
@@ -179,8 +179,9 @@ def newest_board_number(connection: Connection, game_type: str) -> int | None:
 def insert_board(connection: Connection, **values: Any) -> BoardRecord:
     """A new board row (version 1) from every column but `id` and `version`."""
     values = {"version": 1, "nagged_at": None, "proposal": None, **values}
-    board_id = connection.execute(_INSERT_BOARD, values).inserted_primary_key[0]
-    return BoardRecord(id=board_id, **values)
+    key = connection.execute(_INSERT_BOARD, values).inserted_primary_key
+    assert key is not None
+    return BoardRecord(id=key[0], **values)
 
 
 def save_board(connection: Connection, board: BoardRecord) -> None:
@@ -254,7 +255,7 @@ MOST_USERIDS_A_QUERY = 512
 def _confirmed_addresses(count: int) -> Prepared:
     """The query for `count` userids. An expanding IN would make its SQL anew
     for each execution, which cannot be prepared; one bind per userid can."""
-    userids = [bindparam(f"userid_{number}") for number in range(count)]
+    userids: list[BindParameter[str]] = [bindparam(f"userid_{number}") for number in range(count)]
     return Prepared(
         select(USERS.c.userid, ADDRESSES.c.address)
         .join(USERS, ADDRESSES.c.user_id == USERS.c.id)

@@ -1,5 +1,5 @@
 from alembic import context
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from pbmserv.store.database import make_engine
 from pbmserv.store.models import Base
@@ -22,7 +22,9 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     connectable = config.attributes.get("connection")
     if connectable is None:
-        engine = make_engine(config.get_main_option("sqlalchemy.url"), config.attributes["busy_seconds"])
+        url = config.get_main_option("sqlalchemy.url")
+        assert url is not None, "store.database sets the URL"
+        engine = make_engine(url, config.attributes["busy_seconds"])
         with engine.connect() as connection:
             _run(connection)
         engine.dispose()
@@ -34,7 +36,7 @@ def run_migrations_online() -> None:
 UPGRADE_LOCK = 0x70626D73
 
 
-def _run(connection) -> None:  # type: ignore[no-untyped-def]
+def _run(connection: Connection) -> None:
     # Servers starting together upgrade one at a time, and the later ones
     # then find the schema current: the whole upgrade is one transaction
     # (Alembic would commit SQLite's after each migration, letting another
