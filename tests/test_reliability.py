@@ -257,7 +257,7 @@ def test_bounces_are_never_answered(runtime: Runtime) -> None:
 
 def test_game_rules_errors_reach_the_player_in_their_words(toy_boards: Runtime) -> None:
     class Strict(Toy):
-        def play(self, state, seat, text):  # type: ignore[no-untyped-def]
+        def read_move(self, state: ToyState, seat: int, text: str) -> ToyMove:
             raise IllegalMove("c3 is a light square: you play on dark squares.")
 
     toy_boards.processor.catalog = Catalog([Strict()])
