@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.majority import rules
+import games.majority.rules as rules
 from games.majority.moves import Hide, MajorityMove, Place, Reveal, read_move
 from games.majority.state import BLACK, EMPTY, SIDES, WHITE, MajorityState, decode, encode
 from games.majority.tricks import final_holders, knowledge, points

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from games.plurality import view
+import games.plurality.view as view
 from games.plurality.board import (
     BLACK,
     DEFAULT_HEX_SIZE,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.synch import rules, view
+import games.synch.rules as rules
+import games.synch.view as view
 from games.synch.moves import Direction, Mode, Place, SynchMove, read_words
 from games.synch.state import (
     DIRECTION_FIRST,

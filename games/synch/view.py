@@ -3,7 +3,7 @@ tell a player what to send."""
 
 from __future__ import annotations
 
-from games.synch import rules
+import games.synch.rules as rules
 from games.synch.rules import Phase
 from games.synch.state import (
     EMPTY,

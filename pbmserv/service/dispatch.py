@@ -7,7 +7,7 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol import commands as c
-from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, social, timers
+from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, showing, social, timers
 from pbmserv.service.context import Context, Reply
 
 # each handler takes the command type it is filed under, which a dict's type cannot say: hence Any
@@ -20,7 +20,7 @@ _GLOBAL: dict[type, Callable[[Context, Any], list[Reply]]] = {
     c.Signoff: accounts.signoff,
     c.ListGames: help.list_games,
     c.GameHelp: help.game_help,
-    c.AllShow: boards.all_show,
+    c.AllShow: showing.all_show,
     c.Message: social.message,
     c.Broadcast: social.broadcast,
     c.Vacation: timers.vacation,
@@ -33,10 +33,10 @@ _GAME: dict[type, Callable[[Context, Game, Any], list[Reply]]] = {
     c.Queue: pending.queue,
     c.Preview: pending.preview,
     c.Proposal: proposals.proposal,
-    c.ShowBoards: boards.show_boards,
-    c.ShowUsers: boards.show_users,
-    c.ListBoards: boards.list_boards,
-    c.ShowAs: boards.show_as,
+    c.ShowBoards: showing.show_boards,
+    c.ShowUsers: showing.show_users,
+    c.ListBoards: showing.list_boards,
+    c.ShowAs: showing.show_as,
     c.Subscribe: social.subscribe,
     c.Unsubscribe: social.unsubscribe,
     c.Notify: social.notify,

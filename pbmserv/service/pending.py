@@ -7,7 +7,7 @@ from typing import Any
 
 from pbmserv.gamekit import Game, IllegalMove
 from pbmserv.protocol.commands import Preview, Queue
-from pbmserv.service import boards, views
+from pbmserv.service import boards, showing, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
@@ -49,7 +49,7 @@ def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     board = boards.load_board(ctx, game, command.board.board)
     seat = boards.playing_seat(ctx, game, board, user.userid)
     at = command.board.at_move
-    boards.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
+    showing.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
     state, moves = boards.position(ctx, game, board, at)
     _check_no_secrets(game, board, moves, seat)
     for number, text in enumerate(command.moves, start=1):

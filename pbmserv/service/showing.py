@@ -1,0 +1,132 @@
+"""Game commands that show boards and change nothing: show, showas, games, and `all show`."""
+
+from __future__ import annotations
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, ShowBoards, ShowUsers
+from pbmserv.service import subscriptions, views
+from pbmserv.service.boards import load_board, moves_to_list, playing_seat, position
+from pbmserv.service.context import Context, Reply
+from pbmserv.service.errors import ServiceError
+from pbmserv.store import records
+from pbmserv.store.records import BoardRecord
+
+#: the most boards one answer shows (`show userid`, `all show`)
+MOST_BOARDS_IN_A_MAIL = 20
+
+
+def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
+    return [
+        _position_reply(ctx, game, load_board(ctx, game, ref.board), ref, None, f"{game.name} show {ref.board}#n")
+        for ref in command.boards
+    ]
+
+
+def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
+    """Boards as the player sees them, hidden parts included; password required."""
+    user = ctx.authenticate(command.userid, command.password)
+    replies = []
+    for ref in command.boards:
+        board = load_board(ctx, game, ref.board)
+        seat = playing_seat(ctx, game, board, user.userid)
+        usage = f"{game.name} showas {user.userid} password {board.board}#n"
+        replies.append(_position_reply(ctx, game, board, ref, seat, usage, f"(As {user.userid} sees it.)"))
+    return replies
+
+
+def _position_reply(
+    ctx: Context, game: Game, board: BoardRecord, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
+) -> Reply:
+    """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
+    at = ref.at_move
+    check_position(game, board, at, usage)
+    state, moves = position(ctx, game, board, at)
+    leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
+    body = views.board_mail(
+        game, board, moves, state, viewer, recent=None,
+        lead="\n".join(line for line in leads if line),
+        subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
+    )
+    return Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body)
+
+
+def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -> None:
+    if at is not None and not 0 <= at <= board.move_count:
+        raise ServiceError(
+            f"Board {board.board} has {board.move_count} moves, so there is no position after move {at}.",
+            f"{usage} with n from 0 to {board.move_count}",
+            game=game.name, board=board.board,
+        )
+
+
+def all_show(ctx: Context, command: AllShow) -> list[Reply]:
+    """Every board of every game type where the user plays, in one mail."""
+    ctx.known_user(command.userid)
+    found = [(game, b) for game in ctx.catalog for b in boards_of(ctx, game, (command.userid,), command.which)]
+    heading = {
+        "active": f"Active boards of {command.userid} in every game",
+        "next": f"Boards waiting for {command.userid} in every game",
+    }[command.which]
+    body = f"{heading}: {len(found) or 'none'}.\n" + _board_sections(ctx, found, "'GAME games userid' lists them")
+    return [Reply((ctx.sender,), f"pbmserv all show {command.userid} {command.which}", body)]
+
+
+def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_all: str) -> str:
+    """The boards one after another, at most MOST_BOARDS_IN_A_MAIL of them."""
+    if not boards:
+        return ""
+    rule = "-" * views.LINE_WIDTH
+    sections = [
+        views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
+        for game, b in boards[:MOST_BOARDS_IN_A_MAIL]
+    ]
+    if len(boards) > MOST_BOARDS_IN_A_MAIL:
+        sections.append(views.wrap(
+            f"The first {MOST_BOARDS_IN_A_MAIL} are shown, {len(boards) - MOST_BOARDS_IN_A_MAIL} more are not: {where_all}.",
+            hang="",
+        ) + "\n")
+    return "\n" + f"\n{rule}\n\n".join(sections)
+
+
+def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[BoardRecord]:
+    for userid in userids:
+        ctx.known_user(userid)
+    status = {"active": "active", "next": "active", "inactive": "finished"}.get(which)
+    boards = [b for b in records.boards_in_game(ctx.connection, game.name, status) if all(u in b.seats for u in userids)]
+    if which == "next":
+        boards = [
+            b for b in boards
+            if any(b.seats[seat] in userids for seat in game.to_move(game.decode(b.state)))
+            or (not userids and game.to_move(game.decode(b.state)))
+        ]
+    return boards
+
+
+def _selection(userids: tuple[str, ...], which: str) -> str:
+    who = f" of {views.names_and(list(userids))}" if userids else ""
+    return {"active": f"active boards{who}", "inactive": f"finished boards{who}",
+            "next": f"boards{who} waiting for {'them' if userids else 'a move'}", "all": f"all boards{who}"}[which]
+
+
+def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
+    boards = boards_of(ctx, game, command.userids, command.which)
+    heading = f"{game.title}: {_selection(command.userids, command.which)}"
+    body = f"{heading}: {len(boards) or 'none'}.\n" + _board_sections(
+        ctx, [(game, b) for b in boards], f"'{game.name} games {' '.join(command.userids)}' lists them".replace("  ", " "),
+    )
+    return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]
+
+
+def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
+    boards = boards_of(ctx, game, command.userids, command.which)
+    heading = f"{game.title}: {_selection(command.userids, command.which)}"
+    lines = [f"{heading}: {len(boards) or 'none'}."]
+    if boards:
+        lines += ["", f"{'Board':>5}  {'Moves':>5}  {'Last move':<10}  Players: state"]
+        for b in boards:
+            state = game.decode(b.state)
+            lines.append(
+                f"{b.board:>5}  {b.move_count:>5}  {b.updated_at:%Y-%m-%d}  "
+                f"{' vs '.join(b.seats)}: {views.short_status(game, b, state)}"
+            )
+    return [Reply((ctx.sender,), f"{game.title} Games", "\n".join(lines) + "\n")]

@@ -1,0 +1,76 @@
+"""The shape of the code (issue 18): no module imports itself round a
+circle, and no source file outgrows one concept."""
+
+from __future__ import annotations
+
+import ast
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("pbmserv", "games")
+#: a module longer than this holds more than one concept
+MOST_LINES = 450
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def _imported(tree: ast.Module, module: str, is_package: bool) -> set[str]:
+    """What the module imports when it is loaded: not inside functions, not under TYPE_CHECKING."""
+    names: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    package = module.split(".")[: None if is_package else -1]
+                    package = package[: len(package) - node.level + 1]
+                    base = ".".join([*package, *([node.module] if node.module else [])])
+                else:
+                    base = node.module or ""
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body)
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                for part in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, part, []))
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body)
+
+    visit(tree.body)
+    return names
+
+
+def test_no_module_imports_itself_round_a_circle() -> None:
+    modules = _modules()
+    graph = {}
+    for module, path in modules.items():
+        imported = _imported(ast.parse(path.read_text()), module, path.name == "__init__.py")
+        graph[module] = {name for name in imported if name in modules and name != module}
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as error:
+        pytest.fail(f"an import circle: {' -> '.join(error.args[1])}")
+
+
+def test_no_source_file_outgrows_one_concept() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in _modules().values()
+        if (lines := len(path.read_text().splitlines())) > MOST_LINES
+    }
+    assert long == {}, f"split these along their concepts (at most {MOST_LINES} lines each)"
