@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
 
 
 @contextmanager
@@ -26,16 +26,17 @@ def loop_thread() -> Iterator[asyncio.AbstractEventLoop]:
 
 
 @contextmanager
-def smtp_server(handler_factory: Callable[[], object], **smtp_options: object) -> Iterator[int]:
+def smtp_server(handler_factory: Callable[[], object], timeout: float = 300) -> Iterator[int]:
     """An aiosmtpd server on 127.0.0.1 and a free port (yielded). The
     threaded Controller of aiosmtpd 1.4.6 cannot bind port 0, so the server
-    is made with loop.create_server."""
+    is made with loop.create_server. timeout: seconds the server waits for
+    an idle client (aiosmtpd's default is 300)."""
     with loop_thread() as loop:
         handler = handler_factory()
 
         async def start() -> asyncio.Server:
             return await loop.create_server(
-                lambda: SMTP(handler, hostname="test.localhost", **smtp_options), "127.0.0.1", 0
+                lambda: SMTP(handler, hostname="test.localhost", timeout=timeout), "127.0.0.1", 0
             )
 
         server = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
@@ -63,9 +64,10 @@ class ScriptedSink:
         self.accepted: list[bytes] = []
         self.sessions: set[object] = set()  # the client's (host, port) of each session that sent DATA
 
-    async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         self.sessions.add(session.peer)
         reply = self.replies.pop(0) if self.replies else "250 OK"
+        assert envelope.original_content is not None  # aiosmtpd sets it before DATA is handled
         if reply.startswith("250"):
             self.accepted.append(envelope.original_content)
         return reply
