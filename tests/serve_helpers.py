@@ -12,10 +12,11 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import create_engine, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, create_engine, func, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from tests.smtp_helpers import free_port
 
@@ -101,7 +102,7 @@ class ServeProcess:
         return [box.get_bytes(key) for key in box.keys()]
 
 
-def wait_until(condition, timeout: float = 30.0, *servers: ServeProcess) -> None:  # type: ignore[no-untyped-def]
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0, *servers: ServeProcess) -> None:
     """Poll `condition`; on a timeout, fail with the logs of `servers`, to tell a slow machine from a stuck server."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -112,7 +113,7 @@ def wait_until(condition, timeout: float = 30.0, *servers: ServeProcess) -> None
     raise AssertionError(f"timed out after {timeout:g}s{logs}")
 
 
-def count(database_url: str, column, *where) -> int:  # type: ignore[no-untyped-def]
+def count(database_url: str, column: InstrumentedAttribute[int], *where: ColumnElement[bool]) -> int:
     engine = create_engine(database_url)
     try:
         with Session(engine) as session:

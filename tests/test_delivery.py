@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from pbmserv.config import Settings
-from pbmserv.mail.backends import MaildirBackend, SmtpBackend
+from pbmserv.mail.backends import MaildirBackend, MemoryBackend, SmtpBackend
 from pbmserv.pipes import Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
 from pbmserv.store.database import upgrade
@@ -47,7 +47,8 @@ def test_a_451_is_retried_later_and_then_delivered(runtime: Runtime) -> None:
         [row] = outbox(runtime)
         assert row.status == "pending" and row.attempts == 1 and "451" in row.last_error
         assert runtime.delivery.deliver_due() == 0, "not due again before the backoff"
-        runtime.clock.advance(minutes=2)  # type: ignore[attr-defined]
+        assert isinstance(runtime.clock, FakeClock)
+        runtime.clock.advance(minutes=2)
         assert runtime.delivery.deliver_due() == 1
     [row] = outbox(runtime)
     assert row.status == "sent" and row.attempts == 2
@@ -68,6 +69,7 @@ def test_an_unreachable_relay_is_retried_with_growing_delays_then_given_up(runti
     runtime.delivery.backend = SmtpBackend("127.0.0.1", free_port(), timeout=2)
     runtime.delivery.max_attempts = 3
     queue_one_reply(runtime)
+    assert isinstance(runtime.clock, FakeClock)
     delays = []
     for _ in range(3):
         before = runtime.clock()
@@ -76,7 +78,7 @@ def test_an_unreachable_relay_is_retried_with_growing_delays_then_given_up(runti
         if row.status == "dead":
             break
         delays.append((row.next_try_at.replace(tzinfo=None) - before.replace(tzinfo=None)).total_seconds())
-        runtime.clock.advance(hours=1)  # type: ignore[attr-defined]
+        runtime.clock.advance(hours=1)
     assert row.status == "dead" and row.attempts == 3
     assert 48 <= delays[0] <= 72 and 96 <= delays[1] <= 144, delays
 
@@ -114,7 +116,8 @@ def test_mail_whose_sending_was_cut_off_is_sent_again_once_its_claim_runs_out(ru
     with smtp_server(lambda: sink) as port:
         runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
         assert runtime.delivery.deliver_due() == 0, "claimed by the process that died"
-        runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+        assert isinstance(runtime.clock, FakeClock)
+        runtime.clock.advance(minutes=11)
         assert runtime.delivery.deliver_due() == 1
     [row] = outbox(runtime)
     assert row.status == "sent" and len(sink.accepted) == 1
@@ -134,14 +137,16 @@ def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtim
     assert runtime.delivery.deliver_handed_over(handed) == 0, "sent once"
     [row] = outbox(runtime)
     assert row.status == "sent" and row.attempts == 1
-    assert [to for to, _ in runtime.backend.sent] == ["alice@example.org"]  # type: ignore[union-attr]
+    assert isinstance(runtime.backend, MemoryBackend)
+    assert [to for to, _ in runtime.backend.sent] == ["alice@example.org"]
 
 
 def test_replies_whose_hand_over_was_lost_are_sent_when_their_claim_runs_out(runtime: Runtime) -> None:
     runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h2@x>\r\n\r\n\r\n")
     runtime.processor.process_batch(hand_over=lambda inbound_ids: None)  # the deliverer died, say
     assert runtime.delivery.deliver_due() == 0
-    runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+    assert isinstance(runtime.clock, FakeClock)
+    runtime.clock.advance(minutes=11)
     assert runtime.delivery.deliver_due() == 1
     [row] = outbox(runtime)
     assert row.status == "sent"
@@ -192,7 +197,7 @@ def queue_replies(runtime: Runtime, count: int) -> None:
     runtime.processor.process_pending()
 
 
-def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Runtime, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Runtime, tmp_path: Path) -> None:
     """The maildir backend writes a batch into tmp/ and moves it into new/
     at the end, after one sync: a reader sees every mail whole or none."""
     maildir = tmp_path / "outbox"
@@ -212,7 +217,7 @@ def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Ru
     assert sorted(delivered) == [f"player{n}@example.org" for n in range(3)]
 
 
-def test_a_batch_the_maildir_could_not_make_safe_is_tried_again_whole(runtime: Runtime, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_batch_the_maildir_could_not_make_safe_is_tried_again_whole(runtime: Runtime, tmp_path: Path) -> None:
     maildir = tmp_path / "outbox"
     runtime.delivery.backend = VanishingMaildir(maildir)
     queue_replies(runtime, 3)
@@ -223,7 +228,8 @@ def test_a_batch_the_maildir_could_not_make_safe_is_tried_again_whole(runtime: R
     assert not (maildir / "new").exists() or not list((maildir / "new").iterdir())
 
     runtime.delivery.backend = MaildirBackend(maildir)
-    runtime.clock.advance(minutes=2)  # type: ignore[attr-defined]
+    assert isinstance(runtime.clock, FakeClock)
+    runtime.clock.advance(minutes=2)
     assert runtime.delivery.deliver_due() == 3
     assert len(list(mailbox.Maildir(maildir, create=False))) == 3
 
@@ -297,7 +303,8 @@ def test_the_deliverer_writes_nothing_and_the_worker_writes_how_each_mail_went(
     assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("pending", 0)] * 3
     worker.work_round()
     assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("sent", 1)] * 3
-    sqlite_runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]  # every claim has run out
+    assert isinstance(sqlite_runtime.clock, FakeClock)
+    sqlite_runtime.clock.advance(minutes=11)  # every claim has run out
     worker.work_round()
     deliverer.work_round()
     assert len(delivered(tmp_path)) == 3, "sent once"
@@ -316,7 +323,8 @@ def test_a_mail_whose_outcome_the_worker_never_wrote_is_sent_again_never_lost(
     assert worker.outcomes is not None and len(worker.outcomes.take()) == 1  # taken by a worker that died then
     worker.work_round()
     assert [(row.status, row.attempts) for row in outbox(sqlite_runtime)] == [("pending", 0)]
-    sqlite_runtime.clock.advance(minutes=11)  # type: ignore[attr-defined]
+    assert isinstance(sqlite_runtime.clock, FakeClock)
+    sqlite_runtime.clock.advance(minutes=11)
     worker, deliverer = serving_pair(sqlite_runtime)  # after a restart
     worker.work_round()  # claims the mail, due again, for the deliverer
     deliverer.work_round()

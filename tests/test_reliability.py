@@ -9,9 +9,10 @@ import random
 import threading
 from email import policy
 from email.parser import BytesParser
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import func, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -24,6 +25,7 @@ from pbmserv.service.catalog import Catalog
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
+from tests.conftest import FakeClock
 from tests.mailtools import body, make_mail, send, send_raw
 from tests.toygame import Toy, ToyMove, ToyState
 
@@ -194,7 +196,8 @@ def test_a_board_is_not_written_over_another_writers_change(toy_boards: Runtime)
             records.save_board(connection, board)
         connection.rollback()
     with toy_boards.engine.connect() as connection:
-        assert records.find_board(connection, "toy", 101).move_count == board.move_count - 1
+        stored = records.find_board(connection, "toy", 101)
+        assert stored is not None and stored.move_count == board.move_count - 1
 
 
 def test_a_duplicate_delivery_is_applied_once(runtime: Runtime) -> None:
@@ -276,20 +279,24 @@ def test_remembered_password_checks_never_accept_a_wrong_or_changed_password() -
     assert not passwords.verify(passwords.hash("new-one"), "right-one")
 
 
-class CountingHasher:
-    """The real hasher, counting the full checks it makes."""
+class CountingHasher(PasswordHasher):
+    """The real hasher, with the parameters of `hasher`, counting the full checks it makes."""
 
-    def __init__(self, hasher: Any):
-        self.hasher, self.checks = hasher, 0
+    def __init__(self, hasher: PasswordHasher):
+        super().__init__(
+            time_cost=hasher.time_cost, memory_cost=hasher.memory_cost, parallelism=hasher.parallelism,
+            hash_len=hasher.hash_len, salt_len=hasher.salt_len, type=hasher.type,
+        )
+        self.checks = 0
 
-    def verify(self, stored_hash: str, password: str) -> bool:
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
         self.checks += 1
-        return self.hasher.verify(stored_hash, password)
+        return super().verify(hash, password)
 
 
 def test_a_flood_of_wrong_passwords_from_one_address_costs_few_full_checks(toy_boards: Runtime) -> None:
     passwords = toy_boards.processor.passwords
-    hasher = passwords._hasher = CountingHasher(passwords._hasher)  # type: ignore[assignment]
+    hasher = passwords._hasher = CountingHasher(passwords._hasher)
     for attempt in range(3 * guesses.PER_SENDER):
         send(toy_boards, "mallory@example.org", f"toy move 101 bob guess{attempt % 3 if attempt < 3 else attempt} a1")
     assert hasher.checks == guesses.PER_SENDER, "the same wrong password again costs nothing, and then none is checked"
@@ -309,7 +316,8 @@ def test_a_guesser_gets_a_clear_answer_and_the_player_is_not_locked_out(toy_boar
     toy_boards.processor.passwords = Passwords(toy_boards.settings)  # a restart: nothing remembered
     replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
     assert replies and all("Error" not in message["Subject"] for _, message in replies)
-    toy_boards.clock.advance(minutes=16)  # type: ignore[attr-defined]
+    assert isinstance(toy_boards.clock, FakeClock)
+    toy_boards.clock.advance(minutes=16)
     [(_, message)] = send(toy_boards, "mallory@example.org", "toy move 101 bob guess99 c3")
     assert "The password for 'bob' is wrong." in body(message), "checked again once the window moved on"
 
@@ -326,5 +334,6 @@ def test_answers_to_one_sender_are_capped_per_hour_but_board_mails_are_not(runti
     with runtime.sessions() as session:
         last = session.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
         assert "reached the hourly cap" in last.error
-    runtime.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
+    assert isinstance(runtime.clock, FakeClock)
+    runtime.clock.advance(hours=1, minutes=1)
     assert len(send(runtime, "loop@example.org", "help")) == 1

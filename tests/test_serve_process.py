@@ -97,15 +97,16 @@ def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(
     server = ServeProcess(database_url, tmp_path).start()
     try:
         assert server.process is not None
-        wait_until(lambda: len(child_pids(server.process.pid)) == 2)
-        killed = child_pids(server.process.pid)
+        serve_pid = server.process.pid
+        wait_until(lambda: len(child_pids(serve_pid)) == 2)
+        killed = child_pids(serve_pid)
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         started = time.monotonic()
         server.send(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")
         assert time.monotonic() - started < 5, "intake must not wait for the dead processes"
         wait_until(lambda: len(server.mails()) == 1)  # the watchdog's new processes answer
-        assert not set(child_pids(server.process.pid)) & set(killed)
+        assert not set(child_pids(serve_pid)) & set(killed)
         server.process.terminate()
         server.process.wait(timeout=15)
     finally:

@@ -28,7 +28,7 @@ from tests.smtp_helpers import close_server, loop_thread
 
 
 @pytest.fixture
-def listener(runtime: Runtime, tmp_path: Path):  # type: ignore[no-untyped-def]
+def listener(runtime: Runtime, tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """pbmserv listening on a free loopback port, delivering into a real maildir."""
     runtime.settings = replace(runtime.settings, max_message_bytes=20_000, poll_seconds=0.2)
     runtime.processor.settings = runtime.intake.settings = runtime.settings
@@ -76,7 +76,7 @@ def inbound_rows(runtime: Runtime) -> list[InboundMail]:
         return list(session.scalars(select(InboundMail).order_by(InboundMail.id)))
 
 
-def test_a_mail_gets_its_reply_in_the_maildir(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+def test_a_mail_gets_its_reply_in_the_maildir(listener: tuple[int, Path], runtime: Runtime) -> None:
     port, maildir = listener
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
         code, _ = client.noop()
@@ -86,7 +86,7 @@ def test_a_mail_gets_its_reply_in_the_maildir(listener, runtime: Runtime) -> Non
     assert b"Subject: pbmserv signup alice" in reply
 
 
-def test_mail_for_other_addresses_is_refused_with_550(listener) -> None:  # type: ignore[no-untyped-def]
+def test_mail_for_other_addresses_is_refused_with_550(listener: tuple[int, Path]) -> None:
     port, _ = listener
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
         client.ehlo()
@@ -94,7 +94,7 @@ def test_mail_for_other_addresses_is_refused_with_550(listener) -> None:  # type
         assert code == 550 and b"no such mailbox" in message
 
 
-def test_oversize_mail_is_refused_with_552(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+def test_oversize_mail_is_refused_with_552(listener: tuple[int, Path], runtime: Runtime) -> None:
     port, _ = listener
     big = make_mail("alice@example.org", "help", "x" * 30_000)
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
@@ -104,7 +104,7 @@ def test_oversize_mail_is_refused_with_552(listener, runtime: Runtime) -> None: 
     assert inbound_rows(runtime) == []
 
 
-def test_a_second_delivery_is_acknowledged_and_not_applied(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_delivery_is_acknowledged_and_not_applied(listener: tuple[int, Path], runtime: Runtime) -> None:
     port, maildir = listener
     mail = make_mail("alice@example.org", "signup alice secret1")
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
@@ -117,7 +117,7 @@ def test_a_second_delivery_is_acknowledged_and_not_applied(listener, runtime: Ru
     assert [row.status for row in inbound_rows(runtime)] == ["done"]
 
 
-def test_mails_arriving_together_are_stored_together_each_once(listener, runtime: Runtime) -> None:  # type: ignore[no-untyped-def]
+def test_mails_arriving_together_are_stored_together_each_once(listener: tuple[int, Path], runtime: Runtime) -> None:
     """Twelve sessions at once (the same mail among them twice): every one
     gets its 250, each distinct mail is stored and answered once."""
     port, maildir = listener
@@ -209,7 +209,7 @@ LOOP_RULES = {
 
 
 @pytest.mark.parametrize("rule", list(LOOP_RULES))
-def test_loop_protection(listener, runtime: Runtime, rule: str) -> None:  # type: ignore[no-untyped-def]
+def test_loop_protection(listener: tuple[int, Path], runtime: Runtime, rule: str) -> None:
     port, maildir = listener
     headers, envelope_sender, reason = LOOP_RULES[rule]
     author = envelope_sender or "alice@example.org"
@@ -253,9 +253,10 @@ def test_the_outcomes_pipe_keeps_what_does_not_fit_for_later() -> None:
 
     pipe = OutcomesPipe(multiprocessing.get_context("spawn"))
     when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    outcome = {"row_id": 1, "status": "pending", "attempts": 2, "last_error": "451 ü" * 400, "next_try_at": when}
+    last_error = "451 ü" * 400
+    outcome = {"row_id": 1, "status": "pending", "attempts": 2, "last_error": last_error, "next_try_at": when}
     left = pipe.send([outcome] * 1000)
     assert 0 < len(left) < 1000
     taken = pipe.take()
     assert len(taken) + len(left) == 1000
-    assert taken[0] == {**outcome, "last_error": outcome["last_error"][:OutcomesPipe.ERROR_CHARS]}
+    assert taken[0] == {**outcome, "last_error": last_error[:OutcomesPipe.ERROR_CHARS]}

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend
@@ -43,7 +43,7 @@ def sqlite_runtime(tmp_path: Path) -> Iterator[Runtime]:
     runtime.close()
 
 
-def count(runtime: Runtime, *where) -> int:  # type: ignore[no-untyped-def]
+def count(runtime: Runtime, *where: ColumnElement[bool]) -> int:
     with runtime.engine.connect() as connection:
         return connection.scalar(select(func.count(InboundMail.id)).where(*where)) or 0
 
@@ -61,6 +61,7 @@ def test_a_mail_admitted_twice_is_processed_once(sqlite_runtime: Runtime) -> Non
     """A worker that dies after committing its batch but before forgetting
     the admitted mails leaves them in the spool: the next batch admits
     them again, and their dedup keys keep them out."""
+    assert sqlite_runtime.spool is not None
     mail = make_mail("alice@example.org", "signup alice secret1")
     sqlite_runtime.intake.accept([(mail, "alice@example.org"), (mail, "alice@example.org")])
     with sqlite_runtime.engine.begin() as connection:
