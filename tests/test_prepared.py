@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, event, insert, select, update
+from sqlalchemy import Select, bindparam, event, insert, select, update
 from sqlalchemy.exc import ArgumentError, IntegrityError
 
 from pbmserv.gamekit import get_game
@@ -30,7 +31,7 @@ def move_row(board_id: int, number: int, **changes: object) -> dict[str, object]
     return row | changes
 
 
-QUERIES = {
+QUERIES: dict[str, tuple[Select[Any], dict[str, object]]] = {
     "boards (JSON, datetimes, a null)": (
         select(*BOARDS.c).where(BOARDS.c.game_type == bindparam("game_type")).order_by(BOARDS.c.board),
         {"game_type": "toy"},
@@ -54,7 +55,7 @@ def test_rows_are_what_sqlalchemy_gives(toy_boards: Runtime, query: str) -> None
 
 def test_a_write_changes_what_sqlalchemy_reads_and_says_how_many_rows(toy_boards: Runtime) -> None:
     with toy_boards.engine.begin() as connection:
-        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        board_id = connection.execute(select(BOARDS.c.id).where(BOARDS.c.board == 101)).scalar_one()
         row = move_row(board_id, 2, secret=True, created_at=datetime(2026, 11, 23, 12, 0, tzinfo=UTC),
                        comment="\u00e9t\u00e9")
         assert Prepared(insert(MOVES)).run(connection, row) == 1
@@ -66,7 +67,7 @@ def test_a_write_changes_what_sqlalchemy_reads_and_says_how_many_rows(toy_boards
 def test_a_driver_error_is_sqlalchemys(toy_boards: Runtime) -> None:
     """The worker tells database trouble from a bug by SQLAlchemy's exception classes."""
     with toy_boards.engine.connect() as connection, connection.begin():
-        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        board_id = connection.execute(select(BOARDS.c.id).where(BOARDS.c.board == 101)).scalar_one()
         taken = move_row(board_id, 1, seat=0, text="a1")
         with pytest.raises(IntegrityError):
             Prepared(insert(MOVES)).run(connection, taken)
@@ -81,7 +82,7 @@ def test_a_statement_whose_sql_changes_per_execution_is_refused(toy_boards: Runt
 def test_a_connection_without_a_transaction_begins_one_as_sqlalchemy_would(toy_boards: Runtime) -> None:
     """Written in the transaction that SQLAlchemy began, so undone with it."""
     with toy_boards.engine.connect() as connection:
-        board_id = connection.scalar(select(BOARDS.c.id).where(BOARDS.c.board == 101))
+        board_id = connection.execute(select(BOARDS.c.id).where(BOARDS.c.board == 101)).scalar_one()
         connection.rollback()
         assert not connection.in_transaction()
         Prepared(insert(MOVES)).run(connection, move_row(board_id, 2))
