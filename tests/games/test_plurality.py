@@ -15,7 +15,7 @@ from games.plurality import Plurality
 from games.plurality.board import Shape, layout_for
 from games.plurality.open_drops import open_drops, scan
 from games.plurality.state import PluralityState
-from pbmserv.gamekit import HexHexGrid, IllegalMove, InvalidOption, SquareGrid
+from pbmserv.gamekit import HexHexGrid, IllegalMove, InvalidOption, Outcome, SquareGrid
 from tests.game_invariants import check_random_game
 
 GAME = Plurality()
@@ -434,17 +434,21 @@ def full_rank(rank: int) -> str:
     return " ".join(f"{file}{rank}" for file in "abcdefghjklmn")
 
 
-def test_white_wins_on_territory_plus_komi():
-    state = play_all(position(white=full_rank(3)), "pass", "pass")
+def final(state: PluralityState) -> Outcome:
     outcome = GAME.outcome(state)
+    assert outcome is not None
+    return outcome
+
+
+def test_white_wins_on_territory_plus_komi():
+    outcome = final(play_all(position(white=full_rank(3)), "pass", "pass"))
     assert outcome.winners == (1,)
     assert outcome.scores == (0.0, 156 + 5.5)
     assert outcome.reason == "Black 0 to White 161.5 (komi 5.5 included)"
 
 
 def test_black_wins_on_territory():
-    state = play_all(position(black=full_rank(3)), "pass", "pass")
-    outcome = GAME.outcome(state)
+    outcome = final(play_all(position(black=full_rank(3)), "pass", "pass"))
     assert outcome.winners == (0,)
     assert outcome.scores == (156.0, 5.5)
 
@@ -452,10 +456,10 @@ def test_black_wins_on_territory():
 def test_komi_decides_close_games():
     # the corner a1-b3 (6 points) touches a4, b4, c1 (Black) and c2, c3 (White);
     # the rest touches the same five and g7 (White): a 3-3 tie, neutral
-    outcome = GAME.outcome(play_all(position("a4 b4 c1", "c2 c3 g7"), "pass", "pass"))
+    outcome = final(play_all(position("a4 b4 c1", "c2 c3 g7"), "pass", "pass"))
     assert outcome.scores == (6.0, 5.5) and outcome.winners == (0,)
     # a 5-point corner is not enough against White's 5.5
-    outcome = GAME.outcome(play_all(position("a4 b3 c1", "c2 g7 k10"), "pass", "pass"))
+    outcome = final(play_all(position("a4 b3 c1", "c2 g7 k10"), "pass", "pass"))
     assert outcome.scores == (5.0, 5.5) and outcome.winners == (1,)
 
 
@@ -469,8 +473,7 @@ def test_komi_decides_close_games():
     ],
 )
 def test_komi_per_board(options, komi):
-    state = play_all(GAME.new(options, PLAYERS), "pass", "pass")
-    outcome = GAME.outcome(state)
+    outcome = final(play_all(GAME.new(options, PLAYERS), "pass", "pass"))
     assert outcome.scores == (0.0, komi)
     assert outcome.winners == (1,)  # half points: never a draw
 
@@ -630,6 +633,7 @@ def test_random_games(options, examples):
         state, outcome = check_random_game(
             GAME, options, seed, extra_refused=last_drop_again, check_views=check_views
         )
+        assert isinstance(state, PluralityState) and outcome.scores is not None
         # no draws; the winner has the higher score; territory fits in the empty points
         (winner,) = outcome.winners
         assert outcome.scores[winner] > outcome.scores[1 - winner]
@@ -643,6 +647,7 @@ def test_random_games(options, examples):
 
 def oracle_drops(state: PluralityState) -> set[frozenset[str]]:
     """The legal drops worked out from the rules alone."""
+    grid: SquareGrid | HexHexGrid
     if state.board == "square":
         grid = SquareGrid(state.size, state.size, skip_i=True)
         blocks = [set(block) for block in grid.blocks2x2()]
@@ -695,10 +700,15 @@ def test_drops_listed_from_the_position_before_are_those_a_fresh_search_finds(op
 def test_decode_leaves_the_open_drops_alone():
     """A real move never lists moves, so reading a stored board does no search."""
     state = play_all(GAME.new({"size": "19"}, PLAYERS), "d4,e4,*e5", "k10,k11,*k12")
-    calls = []
+    calls: list[Shape] = []
     is_open = Shape.is_open
+
+    def counted_is_open(shape: Shape, occupied: int) -> bool:
+        calls.append(shape)
+        return is_open(shape, occupied)
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Shape, "is_open", lambda shape, occupied: calls.append(shape) or is_open(shape, occupied))
+        patch.setattr(Shape, "is_open", counted_is_open)
         decoded = GAME.decode(GAME.encode(state))
         GAME.apply(decoded, 0, GAME.read_move(decoded, 0, "a1,a2,*b1"))
     assert decoded == state
