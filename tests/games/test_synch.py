@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from games.synch import Synch
 from games.synch.state import SynchState
-from pbmserv.gamekit import IllegalMove, InvalidOption, SquareGrid
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, SquareGrid
 from tests.game_invariants import check_random_game
 
 GAME = Synch()
-PLAYERS = ["alice", "bob"]
+PLAYERS = ("alice", "bob")
 
 
 def position(
@@ -40,7 +40,7 @@ def position(
     return SynchState(
         size=size,
         order=order,
-        players=tuple(PLAYERS),  # type: ignore[arg-type]
+        players=PLAYERS,
         markers=(grid.parse(alice), grid.parse(bob)),
         marks=marks,
         moves_done=moves_done,
@@ -596,9 +596,10 @@ def test_help_covers_rules_options_and_challenge():
 # -- random games -------------------------------------------------------------
 
 
-def board_matches_state(game: Synch, state: SynchState) -> None:
+def board_matches_state(game: Game, state: object) -> None:
     """Every render fits 72 columns and shows every symbol and both markers
     exactly where the state has them."""
+    assert isinstance(state, SynchState)
     for viewer in (None, 0, 1):
         board = game.render(state, viewer)
         assert max(len(line) for line in board.splitlines()) <= 72
@@ -612,9 +613,9 @@ def board_matches_state(game: Synch, state: SynchState) -> None:
     markers = list(state.markers)
     if state.order == "direction-first" and state.pending is not None:
         directioner = state.moves_done % 2  # has stepped already, the decider is choosing
-        markers[directioner] = SquareGrid(state.size, state.size).step(
-            markers[directioner], state.pending
-        )
+        marker = markers[directioner]
+        assert marker is not None
+        markers[directioner] = SquareGrid(state.size, state.size).step(marker, state.pending)
     for cell, text in shown.items():
         assert text[0].lower() == state.marks[cell[1] * state.size + cell[0]]
         here = {seat for seat in (0, 1) if markers[seat] == cell}
