@@ -17,7 +17,7 @@ from games.parliament import Parliament
 from games.parliament.cascade import EMPTY, PREFERENCE, settle
 from games.parliament.chambers import LAYOUTS
 from games.parliament.state import State
-from pbmserv.gamekit import IllegalMove, InvalidOption
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from tests.game_invariants import check_random_game
 
 GAME = Parliament()
@@ -735,7 +735,8 @@ def without_secrets(state: State, owners: tuple[int, ...]) -> State:
     if len(owners) == 2 and not state.finished_rounds:
         secret |= state.cancelled()
     preferences = tuple(
-        tuple(s for s in p if s not in secret) if seat in owners else p for seat, p in enumerate(state.preferences)
+        tuple(s for s in p if s not in secret) if seat in owners and p is not None else p
+        for seat, p in enumerate(state.preferences)
     )
     return replace(state, preferences=preferences)
 
@@ -749,7 +750,8 @@ def attempt(state: State, seat: int, text: str) -> str:
     return "accepted"
 
 
-def check_secrets(game: Parliament, state: State) -> None:
+def check_secrets(game: Game, state: object) -> None:
+    assert isinstance(state, State)
     for viewer, owners in ((None, (RED, BLUE)), (RED, (BLUE,)), (BLUE, (RED,))):
         text = game.render(state, viewer)
         assert all(len(line) <= 72 for line in text.splitlines())
@@ -766,8 +768,9 @@ def check_secrets(game: Parliament, state: State) -> None:
                     assert attempt(state, viewer, text_sent) == attempt(blind, viewer, text_sent)
 
 
-def too_many_preferences(state: State, seat: int) -> list[str]:
+def too_many_preferences(state: object, seat: int) -> list[str]:
     """Texts a player should not be able to send: too many preferences."""
+    assert isinstance(state, State)
     if not state.in_setup:
         return []
     labels = state.layout.labels
@@ -794,8 +797,9 @@ def test_random_games_with_many_preferences_reveal_nothing():
             for seat in (BLUE, RED):
                 limit = state.layout.preference_limit
                 chosen = rng.sample(labels, rng.randint(0, limit))
-                if seat == RED and state.preferences[BLUE]:
-                    shared = labels[state.preferences[BLUE][0]]  # so that one pair cancels
+                blue_preferences = state.preferences[BLUE]
+                if seat == RED and blue_preferences:
+                    shared = labels[blue_preferences[0]]  # so that one pair cancels
                     chosen = ([shared] + [label for label in chosen if label != shared])[:limit]
                 state = GAME.play(state, seat, "prefer " + (",".join(chosen) or "none"))
             while GAME.outcome(state) is None:
