@@ -12,6 +12,7 @@ from pbmserv.protocol.commands import History, Standings
 from pbmserv.runtime import Runtime
 from pbmserv.service.ratings import new_rating, pair_score
 from pbmserv.store.models import Rating, User
+from tests.conftest import FakeClock
 from tests.mailtools import body, send
 
 DRAWN_GAME = ("a3", "b3", "c3", "a2", "b2", "a1", "c2", "c1", "b1")
@@ -116,25 +117,25 @@ def test_signing_off_is_a_rated_loss(players: Runtime) -> None:
     assert ratings_of(players) == {"alice": (1800, 1, 0, 0)}  # bob's row went with his account
 
 
-def test_players_without_a_game_for_180_days_are_inactive(players: Runtime) -> None:
+def test_players_without_a_game_for_180_days_are_inactive(players: Runtime, clock: FakeClock) -> None:
     send(players, "alice@example.org", "toy challenge alice bob")
     send(players, "bob@example.org", "toy resign 101 bob bob-pw")
     send(players, "alice@example.org", "toy challenge alice carol")
-    players.clock.advance(days=170)  # type: ignore[attr-defined]
+    clock.advance(days=170)
     send(players, "carol@example.org", "toy resign 102 carol carol-pw")
-    players.clock.advance(days=11)  # type: ignore[attr-defined]
+    clock.advance(days=11)
     [(_, table)] = send(players, "carol@example.org", "toy ratings")
     provisional, inactive = body(table).split("Provisional")[1].split("Inactive")
     assert "alice" in provisional and "carol" in provisional and "bob" not in provisional
     assert "bob" in inactive
 
 
-def test_history_is_newest_first_and_per_player(players: Runtime) -> None:
+def test_history_is_newest_first_and_per_player(players: Runtime, clock: FakeClock) -> None:
     for opponent in ("bob", "carol"):
         send(players, "alice@example.org", f"toy challenge alice {opponent}")
-        players.clock.advance(days=1)  # type: ignore[attr-defined]
+        clock.advance(days=1)
     send(players, "alice@example.org", "toy resign 101 alice alice-pw")
-    players.clock.advance(days=1)  # type: ignore[attr-defined]
+    clock.advance(days=1)
     send(players, "alice@example.org", "toy resign 102 alice alice-pw")
     [(_, listing)] = send(players, "carol@example.org", "toy history")
     assert body(listing).index("  102  2026-01-08") < body(listing).index("  101  2026-01-07")
