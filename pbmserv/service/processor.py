@@ -18,7 +18,7 @@ from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_mail
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.protocol import Line, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import GameCommand
-from pbmserv.protocol.parser import MOST_COMMANDS
+from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
 from pbmserv.service import timers
 from pbmserv.service.answers import (
