@@ -14,8 +14,9 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_mail
+from pbmserv.mail.inbound import IncomingMail, parse_mail
 from pbmserv.mail.loops import no_reply_reason
+from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Line, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import GameCommand
 from pbmserv.protocol.request import MOST_COMMANDS
