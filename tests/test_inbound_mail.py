@@ -17,19 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbmserv.mail.inbound import (
-    MOST_HEADERS,
-    MOST_LINES,
-    MOST_PARTS,
-    Unreadable,
-    html_to_text,
-    message_text,
-    parse_headers,
-    parse_mail,
-    read_message,
-    strip_replies,
-)
+from pbmserv.mail.html_text import html_to_text
+from pbmserv.mail.inbound import message_text, parse_headers, parse_mail
 from pbmserv.mail.loops import no_reply_reason
+from pbmserv.mail.mime import MOST_HEADERS, MOST_LINES, MOST_PARTS, Unreadable, read_message
+from pbmserv.mail.replies import strip_replies
 from pbmserv.protocol import parse_request
 from pbmserv.protocol.commands import Move
 

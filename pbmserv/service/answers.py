@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_headers
+from pbmserv.mail.inbound import IncomingMail, parse_headers
+from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, probable_passwords
 from pbmserv.refusal import Refusal
 from pbmserv.service.context import Reply

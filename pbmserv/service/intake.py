@@ -15,10 +15,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import Unreadable, parse_headers
+from pbmserv.mail.inbound import parse_headers
+from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, parse_request
 from pbmserv.protocol.errors import UnknownCommand
-from pbmserv.protocol.parser import is_multiple
+from pbmserv.protocol.request import is_multiple
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
 from pbmserv.store import inbound

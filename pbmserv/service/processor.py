@@ -14,11 +14,12 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import IncomingMail, Unreadable, parse_mail
+from pbmserv.mail.inbound import IncomingMail, parse_mail
 from pbmserv.mail.loops import no_reply_reason
+from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Line, Request, parse_request, probable_passwords
 from pbmserv.protocol.commands import GameCommand
-from pbmserv.protocol.parser import MOST_COMMANDS
+from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
 from pbmserv.service import timers
 from pbmserv.service.answers import (
