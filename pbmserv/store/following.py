@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Column, Connection, Table, bindparam, delete, insert, select, update
 
 from pbmserv.store.models import TABLES
 from pbmserv.store.prepared import Prepared
@@ -76,8 +76,7 @@ _SUBSCRIBERS = Prepared(
     .order_by(USERS.c.userid)
 )
 _SUBSCRIPTION_COLUMNS = [SUBSCRIPTIONS.c[f.name] for f in fields(SubscriptionRecord)]
-_POLICY_COLUMNS = [POLICIES.c[f.name] for f in fields(PolicyRecord)]
-_RATING_COLUMNS = [RATINGS.c[f.name] for f in fields(RatingRecord)]
+PerGame = TypeVar("PerGame", PolicyRecord, RatingRecord)
 
 
 # -- subscriptions ---------------------------------------------------------------
@@ -116,49 +115,55 @@ def unsubscribe(connection: Connection, subscription_ids: list[int]) -> None:
         connection.execute(delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id.in_(subscription_ids)))
 
 
-# -- challenge policies ----------------------------------------------------------
+# -- challenge policies and ratings: one row per user and game type -------------------
 def find_policy(connection: Connection, user_id: int, game_type: str) -> PolicyRecord | None:
-    query = select(*_POLICY_COLUMNS).where(POLICIES.c.user_id == user_id, POLICIES.c.game_type == game_type)
-    row = connection.execute(query).first()
-    return None if row is None else PolicyRecord(*row)
+    return _find(connection, PolicyRecord, POLICIES, user_id, game_type)
 
 
 def policies_in_game(connection: Connection, game_type: str) -> dict[str, PolicyRecord]:
     """Every policy for the game type, by userid."""
-    query = (
-        select(USERS.c.userid, *_POLICY_COLUMNS).join(USERS, USERS.c.id == POLICIES.c.user_id)
-        .where(POLICIES.c.game_type == game_type).order_by(POLICIES.c.id)
-    )
-    return {userid: PolicyRecord(*rest) for userid, *rest in connection.execute(query)}
+    return _all_in_game(connection, PolicyRecord, POLICIES, game_type)
 
 
 def save_policy(connection: Connection, policy: PolicyRecord) -> None:
-    values = {name: value for name, value in asdict(policy).items() if name != "id"}
-    if policy.id is None:
-        connection.execute(insert(POLICIES).values(values))
-    else:
-        connection.execute(update(POLICIES).where(POLICIES.c.id == policy.id).values(values))
+    _save(connection, POLICIES, policy)
 
 
-# -- ratings ---------------------------------------------------------------------
 def find_rating(connection: Connection, user_id: int, game_type: str) -> RatingRecord | None:
-    query = select(*_RATING_COLUMNS).where(RATINGS.c.user_id == user_id, RATINGS.c.game_type == game_type)
-    row = connection.execute(query).first()
-    return None if row is None else RatingRecord(*row)
+    return _find(connection, RatingRecord, RATINGS, user_id, game_type)
 
 
 def ratings_in_game(connection: Connection, game_type: str) -> dict[str, RatingRecord]:
     """Every rating in the game type, by userid."""
-    query = (
-        select(USERS.c.userid, *_RATING_COLUMNS).join(USERS, USERS.c.id == RATINGS.c.user_id)
-        .where(RATINGS.c.game_type == game_type).order_by(RATINGS.c.id)
-    )
-    return {userid: RatingRecord(*rest) for userid, *rest in connection.execute(query)}
+    return _all_in_game(connection, RatingRecord, RATINGS, game_type)
 
 
 def save_rating(connection: Connection, rating: RatingRecord) -> None:
-    values = {name: value for name, value in asdict(rating).items() if name != "id"}
-    if rating.id is None:
-        connection.execute(insert(RATINGS).values(values))
+    _save(connection, RATINGS, rating)
+
+
+def _find(connection: Connection, record: type[PerGame], table: Table, user_id: int, game_type: str) -> PerGame | None:
+    query = select(*_columns(record, table)).where(table.c.user_id == user_id, table.c.game_type == game_type)
+    row = connection.execute(query).first()
+    return None if row is None else record(*row)
+
+
+def _all_in_game(connection: Connection, record: type[PerGame], table: Table, game_type: str) -> dict[str, PerGame]:
+    query = (
+        select(USERS.c.userid, *_columns(record, table)).join(USERS, USERS.c.id == table.c.user_id)
+        .where(table.c.game_type == game_type).order_by(table.c.id)
+    )
+    return {userid: record(*rest) for userid, *rest in connection.execute(query)}
+
+
+def _save(connection: Connection, table: Table, row: PolicyRecord | RatingRecord) -> None:
+    values = {name: value for name, value in asdict(row).items() if name != "id"}
+    if row.id is None:
+        connection.execute(insert(table).values(values))
     else:
-        connection.execute(update(RATINGS).where(RATINGS.c.id == rating.id).values(values))
+        connection.execute(update(table).where(table.c.id == row.id).values(values))
+
+
+def _columns(record: type[PolicyRecord | RatingRecord], table: Table) -> list[Column[Any]]:
+    """The table's columns in the order of the record's fields."""
+    return [table.c[field.name] for field in fields(record)]
