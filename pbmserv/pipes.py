@@ -12,12 +12,21 @@ import os
 import time
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
 #: the most bytes one write puts into a pipe whole (POSIX's least PIPE_BUF)
 LINE_BYTES = 512 * 8
+
+
+class EventLike(Protocol):
+    """What wakes a role: a threading.Event in one process, a `WakePipe` between processes."""
+
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 class _LinePipe:

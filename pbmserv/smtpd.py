@@ -9,11 +9,12 @@ import errno
 import logging
 import os
 from collections import Counter
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbmserv.config import ConfigError, TryAgainLater
+from pbmserv.pipes import EventLike
 from pbmserv.service.intake import Intake, content_problem, path_problem
 from pbmserv.store.inbound import OUTAGE_ERRORS, UNSTORABLE_ERRORS
 
@@ -23,12 +24,6 @@ log = logging.getLogger(__name__)
 #: connections the kernel queues for the listener before it accepts them
 #: (asyncio's default, 100, dropped the connections of a crowd arriving at once)
 LISTEN_BACKLOG = 1024
-
-class EventLike(Protocol):
-    def set(self) -> None: ...
-    def clear(self) -> None: ...
-    def is_set(self) -> bool: ...
-    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 class IntakeHandler:

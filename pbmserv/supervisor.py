@@ -55,12 +55,15 @@ def _child_process(
 ) -> None:
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    from pbmserv.deliverer import Deliverer
+    from pbmserv.loop import Loop
     from pbmserv.runtime import Runtime  # here, in the child: the games are loaded with it
-    from pbmserv.worker import Deliverer, Worker
+    from pbmserv.worker import Worker
 
     runtime = Runtime(settings)
+    worker: Loop
     if role == "worker":
-        worker: Worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress)
+        worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress)
         if stuck_mail is not None:
             _give_up(runtime, stuck_mail)
     else:

@@ -1,17 +1,16 @@
 """The worker, which processes inbound mail in batches and runs the timer
-pass (in `serve`, the database's one writer), and the deliverer, which
-sends what the worker hands it; each runs in a process of its own in
-`serve`, or the worker in a thread (tests)."""
+pass; in `serve` the database's one writer, in a process of its own (in
+a thread in tests). The deliverer it hands mail to is `deliverer.py`."""
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
-from typing import Any, Protocol
+from typing import Any
 
-from pbmserv.pipes import Handover, OutcomesPipe, Progress
+from pbmserv.loop import Loop
+from pbmserv.pipes import EventLike, Handover, OutcomesPipe, Progress
 from pbmserv.runtime import Runtime
 from pbmserv.store import outbox
 from pbmserv.store.database import writing
@@ -22,14 +21,7 @@ log = logging.getLogger(__name__)
 CLAIMED_PER_BATCH = 200
 
 
-class EventLike(Protocol):
-    def set(self) -> None: ...
-    def clear(self) -> None: ...
-    def is_set(self) -> bool: ...
-    def wait(self, timeout: float | None = None) -> bool: ...
-
-
-class Worker:
+class Worker(Loop):
     """Processes inbound mail in arrival order and, every `timer_seconds`,
     sends reminders and forfeits late games; woken by `wake` (set on new
     mail) or every `poll_seconds`, until `stop` is set. In `serve` it
@@ -42,12 +34,11 @@ class Worker:
         self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
         outcomes: OutcomesPipe | None = None, progress: Progress | None = None,
     ):
-        self.runtime = runtime
+        super().__init__(runtime)
         self.wake = wake if wake is not None else threading.Event()
         self.deliver = deliver
         self.outcomes = outcomes
         self.progress = progress
-        self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._timers_due = time.monotonic()
         self._claims_due = time.monotonic()
@@ -64,18 +55,6 @@ class Worker:
         self.wake.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
-
-    def run(self, parent_pid: int | None = None) -> None:
-        while not self.stopping.is_set():
-            if parent_pid is not None and os.getppid() != parent_pid:
-                log.warning("the serving process is gone; %s stops", type(self).__name__.lower())
-                return
-            try:
-                self.work_round()
-            except Exception:
-                log.exception("%s round failed; retrying", type(self).__name__.lower())
-            self.pause()
-        self.leave()
 
     def pause(self) -> None:
         self.wake.wait(self.runtime.settings.poll_seconds)
@@ -129,33 +108,3 @@ class Worker:
             if len(claimed) < CLAIMED_PER_BATCH:  # else more is due at once
                 self._claims_due = time.monotonic() + self.runtime.settings.poll_seconds
         return more
-
-
-class Deliverer(Worker):
-    """Sends what the worker hands over (`handed_over`) as soon as it comes,
-    and hands back how each mail went (`outcomes`), waking the worker
-    (`wake_worker`) to write it."""
-
-    def __init__(
-        self, runtime: Runtime, handed_over: Handover, outcomes: OutcomesPipe, wake_worker: EventLike | None = None,
-    ):
-        super().__init__(runtime)
-        self.handed_over = handed_over
-        self.wake_worker = wake_worker
-        runtime.delivery.hand_back = outcomes.send
-
-    def pause(self) -> None:
-        self.handed_over.wait(self.runtime.settings.poll_seconds)
-
-    def stop(self) -> None:
-        self.stopping.set()  # seen at the end of the pause, within poll_seconds
-
-    def leave(self) -> None:
-        pass
-
-    def work_round(self) -> None:
-        # every round, also without new ids: what a round before could
-        # neither hand back nor read is done first
-        sent = self.runtime.delivery.deliver_handed_over(*self.handed_over.take())
-        if sent and self.wake_worker is not None:
-            self.wake_worker.set()

@@ -17,12 +17,13 @@ import pytest
 from sqlalchemy import select
 
 from pbmserv.config import Settings
+from pbmserv.deliverer import Deliverer
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend, SmtpBackend
 from pbmserv.pipes import Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
-from pbmserv.worker import Deliverer, Worker
+from pbmserv.worker import Worker
 from tests.conftest import TEST_PASSWORD_COST, FakeClock
 from tests.mailtools import send
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
