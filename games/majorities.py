@@ -23,6 +23,7 @@ DEAD_RAYS = ((1, -1, 0), (0, 1, -1), (-1, 0, 1))
 _SEPARATORS = re.compile(r"[\s,]+")
 # stand-ins for the last move's stones, bracketed after the hexagon is drawn
 _LAST_MOVE_PLACEHOLDERS = ("\x01", "\x02")
+_BRACKET_ON_LABEL = re.compile(r"\)(?=\d)")
 
 
 def dead_cubes(size: int) -> frozenset[tuple[int, int, int]]:
@@ -41,7 +42,9 @@ def dead_cubes(size: int) -> frozenset[tuple[int, int, int]]:
 def _bracket_last_move(line: str) -> str:
     """Put the last move's stones in brackets: `(X)`, or `(X X)` for two
     neighbours in a row. The character on each side of a cell is always a
-    space (or the end of the line), so the brackets never hide anything."""
+    space (or the end of the line), so the brackets never hide anything; a
+    closing bracket right against the number that ends a row moves that
+    number one place out, so the two never touch."""
     chars = [*line, " "]
     for column, char in enumerate(line):
         if char not in _LAST_MOVE_PLACEHOLDERS:
@@ -51,7 +54,18 @@ def _bracket_last_move(line: str) -> str:
             chars[column - 1] = "("
         if column + 2 >= len(line) or line[column + 2] not in _LAST_MOVE_PLACEHOLDERS:
             chars[column + 1] = ")"
-    return "".join(chars).rstrip()
+    return _BRACKET_ON_LABEL.sub(") ", "".join(chars).rstrip())
+
+
+def _numbers_legend(size: int) -> list[str]:
+    """What the numbers around the hexagon are: each stands at the end of a
+    slant of cells that share that number, never on a cell of its own."""
+    number = size + 1
+    middle = chr(ord("a") + size - 1)
+    return [
+        "The numbers around the board are not cells: each ends a slant of the",
+        f"cells with that number (the {number} right of row a: b{number} to {middle}{number}).",
+    ]
 
 
 class Board:
@@ -311,7 +325,7 @@ class Majorities(Game):
         sides = "   ".join(
             f"{GLYPHS[seat]} = {state.players[seat]} ({self.side_names[seat]})" for seat in (0, 1)
         )
-        lines = [sides, ". = empty   - = dead cell (not part of the board)"]
+        lines = [sides, ". = empty   - = dead cell (not part of the board)", *_numbers_legend(state.size)]
         if state.last_move:
             labels = board_for(state.size).labels
             cells = ",".join(labels[i] for i in state.last_move)
@@ -374,7 +388,10 @@ live cells.
 
 Rows are lettered from the top (a, b, c, ...) and the cells of a row
 are numbered from its left end, starting at 1: c1 is the first cell of
-the third row. Letters and numbers are printed around the board.
+the third row. Row letters stand left of the board. The numbers above,
+below and right of it are not cells: each ends a slant of cells that
+all have that number in their rows (a 4 ends a slant like a4, b4, c4).
+The last move's stones are shown in brackets, like (X).
 
 Play
   The first player puts one stone on any empty cell. After that, each

@@ -218,11 +218,11 @@ Options:
               belongs to Black when it has an even number of points,
               to White when odd.
 
-The board: X and O are Black's and White's stones; x and o mark empty
+The board: X and O are Black's and White's stones; + and - mark empty
 points that Black or White would own if the game ended now, . neutral
-ones; < marks the stones of the last drop. Below the board are both
-players' territory totals, White's with the komi, and who moves next,
-with a drop that is legal now as an example.
+ones; a < after a stone marks the stones of the last drop. Below the
+board are both players' territory totals, White's with the komi, and
+who moves next, with a drop that is legal now as an example.
 
 Example challenges:
   plurality challenge -size=19 alice bob

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from games.plurality.board import BLACK, SIDES, WHITE, Layout, bits_of, layout_for
@@ -10,9 +11,13 @@ from games.plurality.state import PluralityState, territories, territory_points
 from pbmserv.gamekit import filled
 
 STONE_GLYPHS = ("X", "O")
-TERRITORY_GLYPHS = ("x", "o")
+# territory in marks of another shape than the stones, never the same letter
+# in another case: in a plain-text mail x and X, o and O read alike
+TERRITORY_GLYPHS = ("+", "-")
 NEUTRAL_GLYPH = "."
 LAST_MOVE_MARK = "<"
+# a last-move mark right against the number that ends a row
+_MARK_ON_LABEL = re.compile(rf"{re.escape(LAST_MOVE_MARK)}(?=\d)")
 
 
 @lru_cache(maxsize=64)
@@ -31,7 +36,10 @@ def render(state: PluralityState) -> str:
     if dropped:
         for word in state.last_move.replace("*", "").split(","):
             texts[layout.cell_index(word)] += LAST_MOVE_MARK
-    lines = layout.grid.render(lambda cell: texts[layout.index[cell]])
+    lines = [
+        _MARK_ON_LABEL.sub(LAST_MOVE_MARK + " ", line)
+        for line in layout.grid.render(lambda cell: texts[layout.index[cell]])
+    ]
     black, white = territory_points(layout, state)
     names = [f"{state.players[s]} ({SIDES[s]})" for s in (BLACK, WHITE)]
     width = max(len(name) for name in names)

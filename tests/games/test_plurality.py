@@ -384,9 +384,9 @@ def test_empty_board_is_one_neutral_territory():
 def test_majority_of_adjacent_stones_owns_a_territory():
     # a1 is closed off by two Black stones and one White: Black's
     state = position("a2 b1", "c1 b3 a3")
-    assert square_glyph(state, "a1") == "x"
+    assert square_glyph(state, "a1") == "+"
     # the rest of the board touches a2, b1 (Black) and c1, b3, a3 (White): White's
-    assert square_glyph(state, "b2") == "o" and square_glyph(state, "n13") == "o"
+    assert square_glyph(state, "b2") == "-" and square_glyph(state, "n13") == "-"
     rendered = tallies(GAME.render(state, None))
     assert "territory 1\n" in rendered
     assert "territory 163 + 5.5 komi = 168.5" in rendered
@@ -396,7 +396,7 @@ def test_each_adjacent_stone_counts_once():
     # a1, a2, b1 touch b2 (Black) twice, a3 and c1 (White) once each:
     # two White stones against one Black stone, so White owns them
     state = position("b2", "a3 c1")
-    assert [square_glyph(state, p) for p in ("a1", "a2", "b1")] == ["o", "o", "o"]
+    assert [square_glyph(state, p) for p in ("a1", "a2", "b1")] == ["-", "-", "-"]
     assert "territory 166 + 5.5 komi = 171.5" in GAME.render(state, None)
 
 
@@ -410,15 +410,15 @@ def test_tied_territory_is_neutral_by_default():
 def test_parity_gives_even_ties_to_black_and_odd_ties_to_white():
     state = position("a3 c2", "b3 c1", ties="parity")
     # the corner (4 points) is even: Black's; the rest (169 - 4 - 4 = 161) is odd: White's
-    assert [square_glyph(state, p) for p in ("a1", "b2")] == ["x", "x"]
-    assert square_glyph(state, "g7") == "o"
+    assert [square_glyph(state, p) for p in ("a1", "b2")] == ["+", "+"]
+    assert square_glyph(state, "g7") == "-"
     rendered = tallies(GAME.render(state, None))
     assert "territory 4\n" in rendered and "territory 161 + 5.5 komi = 166.5" in rendered
 
 
 def test_parity_ignores_territories_with_a_majority():
     state = position("a2 b1", "c1 b3 a3", ties="parity")
-    assert square_glyph(state, "a1") == "x"  # size 1 would go to White on a tie
+    assert square_glyph(state, "a1") == "+"  # size 1 would go to White on a tie
 
 
 def test_parity_on_the_empty_board_gives_the_odd_board_to_white():
@@ -486,9 +486,9 @@ def test_render_legend_tallies_and_last_move():
     rendered = GAME.render(state, None)
     assert "X  alice (Black)  territory " in rendered
     assert "O  bob (White)    territory " in rendered
-    assert "x o  territory of Black / White if the game ended now, . neutral" in rendered
+    assert "+ -  territory of Black / White if the game ended now, . neutral" in rendered
     assert "<  marks the last drop: *e6,d5,e5 by alice (Black)" in rendered
-    assert square_glyph(state, "a1") == "x"
+    assert square_glyph(state, "a1") == "+"
     assert square_glyph(state, "e6") == "O<" and square_glyph(state, "a3") == "X"
     assert rendered == GAME.render(state, 0) == GAME.render(state, 1)  # nothing is secret
 
@@ -512,7 +512,7 @@ def test_render_of_a_finished_game_names_no_next_move_and_final_territory():
     state = play_all(position(black=full_rank(3)), "pass", "pass")
     rendered = GAME.render(state, None)
     assert "Next:" not in rendered and "if the game ended now" not in rendered
-    assert "x o  territory of Black / White at the end, . neutral" in rendered
+    assert "+ -  territory of Black / White at the end, . neutral" in rendered
 
 
 def test_render_fits_72_columns():
@@ -566,7 +566,7 @@ def test_hex_territory_uses_hex_adjacency():
     # a1 touches only a2, b1 (Black) and b2 (White) on the hex board
     state = position("a2 b1", "b2", board="hex", size=5)
     lines = board_part(GAME.render(state, None))
-    assert lines[1].split()[:3] == ["a", "x", "X"]
+    assert lines[1].split()[:3] == ["a", "+", "X"]
     assert "territory 58\n" in GAME.render(state, None)
 
 
