@@ -19,6 +19,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.context import Reply
+from pbmserv.service.output import Composed
 from pbmserv.service.processor import Processor
 from pbmserv.store.key import ServerKey
 from pbmserv.store.models import InboundMail, Move, User
@@ -85,11 +86,11 @@ class RowBreakingProcessor(Processor):
 
     def _compose(
         self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
-    ) -> list[tuple[str, list[dict[str, object]]]]:
+    ) -> list[Composed]:
         composed = super()._compose(row_id, mail, replies, now)
         if mail is not None and mail.subject == "boom":
-            for _, rows in composed:
-                for row in rows:
+            for made in composed:
+                for row in made.rows:
                     row["inbound_id"] = -1
         return composed
 

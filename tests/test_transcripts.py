@@ -24,7 +24,7 @@ def test_transcript(path: Path, runtime: Runtime) -> None:
     expected = path.read_text(encoding="utf-8")
     transcript = read(expected)
     runtime.processor.catalog = Catalog([Toy(), *(get_game(name) for name in transcript.games)])
-    runtime.processor.settings = replace(runtime.processor.settings, admins=tuple(transcript.admins))
+    runtime.processor.settings = replace(runtime.processor.settings, admins=tuple(transcript.admins), **transcript.limits)
     actual = replay(transcript, runtime)
     if actual == expected:
         return

@@ -19,7 +19,8 @@ cleanup`); the mails it sent follow as `--- out` blocks.
 Lines starting with `#` before the first block describe the transcript; a
 line `# games: majorities synch` names the games the server offers besides
 the test game `toy` (so that installing a new game changes no transcript);
-a line `# admins: root` names the server's admins (the setting `admins`).
+a line `# admins: root` names the server's admins (the setting `admins`);
+a line `# limits: replies_per_hour=4` sets numbers of the `[limits]` settings.
 Replaying feeds every `in` mail through store -> process -> deliver (the path
 of `pbmserv receive`) and renders what was delivered the same way; the file
 must come out unchanged. `PBMSERV_REGENERATE=1 pytest tests/test_transcripts.py`
@@ -32,6 +33,7 @@ import re
 from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
+from typing import Any
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
@@ -55,6 +57,10 @@ class Transcript:
     @property
     def admins(self) -> list[str]:
         return self._listed("# admins:")
+
+    @property
+    def limits(self) -> dict[str, Any]:  # Settings fields, for dataclasses.replace
+        return {name: int(number) for name, number in (item.split("=", 1) for item in self._listed("# limits:"))}
 
     def _listed(self, prefix: str) -> list[str]:
         for line in self.preamble:

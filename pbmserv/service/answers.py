@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from pbmserv.mail.inbound import IncomingMail, parse_headers
@@ -15,6 +16,7 @@ from pbmserv.protocol import Request, probable_passwords
 from pbmserv.refusal import Refusal
 from pbmserv.service.context import Reply
 from pbmserv.service.masking import mask, masked_copy, nothing_kept
+from pbmserv.service.rates import Pause
 from pbmserv.service.views import wrap
 
 if TYPE_CHECKING:
@@ -135,6 +137,30 @@ def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
         "The server failed while handling your mail; nothing in it was carried out.\n"
         "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
     ), "error")
+
+
+
+def pause_notice(pause: Pause) -> str:
+    """What the last answer before a pause tells its recipient: that
+    answers stop, until when, and what still goes on."""
+    until = pause.until.replace(second=0, microsecond=0)
+    if until < pause.until:  # the minute it may go again, not one before
+        until += timedelta(minutes=1)
+    if pause.what == "replies":
+        counted, after = "replies", (
+            "what you send is still carried out (your moves are made, and board mails still go to you and to "
+            "your opponents), but answers and error mails to this address are not sent, not even later."
+        )
+    else:
+        counted, after = "error mails", (
+            "what you send is still carried out and answered (your moves are made, and board mails still go "
+            "to you and to your opponents), but a command that is refused gets no error mail, not even later."
+        )
+    return wrap(
+        f"{pause.what.capitalize()} to this address are paused until {until:%Y-%m-%d %H:%M} UTC: the server sends "
+        f"one address at most {pause.most} {counted} an hour, and this is the last of them. Until then {after}",
+        hang="",
+    )
 
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.mail.outbound import compose
+from pbmserv.service.answers import pause_notice
 from pbmserv.service.context import Reply
 from pbmserv.service.processed import Processed
 from pbmserv.service.rates import MailCaps, RateLog
@@ -27,6 +29,17 @@ Clock = Callable[[], datetime]
 CLAIM_SECONDS = 600.0
 
 
+@dataclass(frozen=True)
+class Composed:
+    """A reply, its outbox rows (one for each recipient) and the mail it
+    answers (None: a mail of the server's own), to compose one row again
+    with the notice of a pause."""
+
+    reply: Reply
+    rows: list[dict[str, object]]
+    mail: IncomingMail | None
+
+
 class BatchOutput:
     """The replies for the outbox, each mail's outcome and the rate events,
     kept here and written when the batch ends (a statement each for the
@@ -39,6 +52,7 @@ class BatchOutput:
         self.clock = clock
         #: the replies are written claimed, for the process they are handed over to
         self.claimed = claimed
+        self.address = settings.address
         self.caps = MailCaps(connection, settings)
         self.events = RateLog(connection)
         self.replies: list[dict[str, object]] = []
@@ -52,20 +66,26 @@ class BatchOutput:
         self.outcomes.append(outcome)
 
     def finish(
-        self, row_id: int, composed: list[tuple[str, list[dict[str, object]]]], now: datetime, *,
+        self, row_id: int, composed: list[Composed], now: datetime, *,
         status: str = "done", error: str = "", masked: bytes | None = None,
     ) -> None:
         """A mail's replies for the outbox, each only within the hourly caps
-        of the address it goes to, and its outcome."""
+        of the address it goes to, and its outcome. The reply that fills a
+        cap on answers is composed again with a notice at its top: nothing
+        more is answered until when (an address is never left to wonder
+        why the server went silent)."""
         rows, held_back = [], Counter[str]()
-        for kind, reply_rows in composed:
-            for row in reply_rows:
+        for made in composed:
+            for row in made.rows:
                 recipient = str(row["recipient"])
-                if self.caps.allows(recipient, kind, now):
-                    self.caps.take(recipient, kind)
+                allowed, pause = self.caps.take(recipient, made.reply.kind, now)
+                if not allowed:
+                    held_back[recipient] += 1
+                elif pause is None:
                     rows.append(row)
                 else:
-                    held_back[recipient] += 1
+                    noticed = replace(made.reply, recipients=(recipient,), body=f"{pause_notice(pause)}\n\n{made.reply.body}")
+                    rows += outbox_rows(self.address, row_id, made.mail, noticed, now)
         if held_back:
             capped = f"{held_back.total()} mail(s) not sent: {', '.join(held_back)} reached the hourly cap"
             log.warning("inbound %s: %s", row_id, capped)
@@ -86,6 +106,11 @@ class BatchOutput:
         self.replies, self.outcomes = [], []
         self.caps.written()
         self.events.write()
+
+
+def compose_replies(sender: str, row_id: int, mail: IncomingMail | None, replies: list[Reply], now: datetime) -> list[Composed]:
+    """Each reply to `mail` with its outbox rows, for `BatchOutput.finish`."""
+    return [Composed(reply, outbox_rows(sender, row_id, mail, reply, now), mail) for reply in replies]
 
 
 def outbox_rows(

@@ -37,7 +37,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.intake import Clock, utc_now
 from pbmserv.service.masking import MASKED_HEADER, mask, masked_copy
-from pbmserv.service.output import BatchOutput, outbox_rows
+from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbox_rows
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.processed import Processed, command_words, ms_since, refusal_kind
 from pbmserv.service.rates import forget_old_events
@@ -221,7 +221,7 @@ class Processor:
         request: Request | None = None
         refusal: str | None = None
         status, problem = "done", ""
-        composed: list[tuple[str, list[dict[str, object]]]] = []
+        composed: list[Composed] = []
         try:
             original = self._original(row)
             mail = parse_mail(original)
@@ -251,7 +251,7 @@ class Processor:
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
         now: datetime,
-    ) -> tuple[list[tuple[str, list[dict[str, object]]]], str | None]:
+    ) -> tuple[list[Composed], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
         of a mail's only command is answered with its error mail; a
@@ -310,9 +310,9 @@ class Processor:
 
     def _compose(
         self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
-    ) -> list[tuple[str, list[dict[str, object]]]]:
-        """Each reply's kind and its outbox rows."""
-        return [(reply.kind, outbox_rows(self.settings.address, row_id, mail, reply, now)) for reply in replies]
+    ) -> list[Composed]:
+        """Each reply with its outbox rows."""
+        return compose_replies(self.settings.address, row_id, mail, replies, now)
 
     def _fail(
         self, output: BatchOutput, row: Any, reason: str, now: datetime,
@@ -325,7 +325,7 @@ class Processor:
         it can be; nothing in here raises for what the mail holds."""
         if mail is None:
             mail = read_headers(row.raw)
-        composed: list[tuple[str, list[dict[str, object]]]] = []
+        composed: list[Composed] = []
         if mail is not None and answer is not None and no_reply_reason(mail, row.envelope_sender) is None:
             secrets = request.passwords if request is not None else probable_passwords(mail.subject)
             try:

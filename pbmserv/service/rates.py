@@ -11,9 +11,9 @@ its mails), and a mail's own replies must count against the caps too."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pbmserv.config import Settings
 from pbmserv.store import counts
@@ -58,17 +58,20 @@ def forget_old_events(connection: Connection, now: datetime) -> None:
 
 @dataclass(frozen=True)
 class Cap:
-    """At most `most` mails of `kinds` to one address within `window`."""
+    """At most `most` mails of `kinds` to one address within `window`.
+    `paused` names what stops when it fills, for the notice in the last mail
+    before the pause ("" for a cap whose last mail carries none)."""
 
     kinds: tuple[str, ...]
     setting: str  # the Settings field with the number, or "" for one
     window: timedelta
+    paused: str = ""
 
     def most(self, settings: Settings) -> int:
         return getattr(settings, self.setting) if self.setting else 1
 
 
-_ANSWERS = Cap(("answer", "error"), "replies_per_hour", HOUR)
+_ANSWERS = Cap(("answer", "error"), "replies_per_hour", HOUR, "replies")
 #: by the kind of a mail: the caps it counts against. Answers and errors go
 #: to anybody who writes, relayed mail to anybody an account names, a
 #: confirmation request to a new address. Board mails go only to the
@@ -77,11 +80,23 @@ _ANSWERS = Cap(("answer", "error"), "replies_per_hour", HOUR)
 #: counting them would cost every move two queries that grow with the hour.
 CAPS: dict[str, tuple[Cap, ...]] = {
     "answer": (_ANSWERS,),
-    "error": (Cap(("error",), "error_replies_per_hour", HOUR), _ANSWERS),
+    "error": (Cap(("error",), "error_replies_per_hour", HOUR, "error replies"), _ANSWERS),
     "relay": (Cap(("relay",), "relays_per_hour", HOUR),),
     "board": (),
     "confirm": (Cap(("confirm",), "", DAY),),
 }
+
+
+@dataclass(frozen=True)
+class Pause:
+    """The caps on answers to an address that a mail filled: `what` is paused
+    ("replies", or "error replies" while other answers still go) after the
+    `most` the cap allows, until `until`, when the oldest mail counted
+    leaves the window."""
+
+    what: str
+    most: int
+    until: datetime
 
 
 @dataclass
@@ -91,17 +106,36 @@ class MailCaps:
 
     connection: Connection
     settings: Settings
-    unwritten: Counter[tuple[str, str]] = field(default_factory=Counter)  # by (recipient, kind)
+    #: when each mail the batch has taken was made, by (recipient, kind)
+    unwritten: defaultdict[tuple[str, str], list[datetime]] = field(default_factory=lambda: defaultdict(list))
 
-    def allows(self, recipient: str, kind: str, now: datetime) -> bool:
+    def take(self, recipient: str, kind: str, now: datetime) -> tuple[bool, Pause | None]:
+        """Whether one more mail of `kind` may go to `recipient` now (and if
+        so it is counted), and the pause it begins if it is the last before
+        a cap with a notice is full."""
+        filled: list[tuple[Cap, int]] = []
         for cap in CAPS[kind]:
-            stored = counts.mails_since(self.connection, recipient, cap.kinds, now - cap.window)
-            if stored + sum(self.unwritten[recipient, counted] for counted in cap.kinds) >= cap.most(self.settings):
-                return False
-        return True
+            sent = counts.mails_since(self.connection, recipient, cap.kinds, now - cap.window)
+            sent += sum(len(self.unwritten[recipient, counted]) for counted in cap.kinds)
+            most = cap.most(self.settings)
+            if sent >= most:
+                return False, None
+            if sent + 1 == most and cap.paused:
+                filled.append((cap, most))
+        self.unwritten[recipient, kind].append(now)
+        if not filled:
+            return True, None
+        until = max(self._oldest(recipient, cap, now) + cap.window for cap, _ in filled)
+        cap, most = filled[-1]  # the cap on all answers, if it is full, comes last
+        return True, Pause(cap.paused, most, until)
 
-    def take(self, recipient: str, kind: str) -> None:
-        self.unwritten[recipient, kind] += 1
+    def _oldest(self, recipient: str, cap: Cap, now: datetime) -> datetime:
+        """When the oldest mail `cap` counts for `recipient` was made: the
+        outbox's are older than the batch's."""
+        stored = counts.oldest_mail_since(self.connection, recipient, cap.kinds, now - cap.window)
+        if stored is not None:
+            return stored if stored.tzinfo is not None else stored.replace(tzinfo=UTC)
+        return min(at for counted in cap.kinds for at in self.unwritten[recipient, counted])
 
     def written(self) -> None:
         self.unwritten.clear()

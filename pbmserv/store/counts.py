@@ -53,3 +53,14 @@ def mails_since(connection: Connection, recipient: str, kinds: tuple[str, ...], 
     """How many mails of `kinds` the outbox holds for `recipient` from after `since`."""
     [(count,)] = _mails_since(kinds).rows(connection, {"recipient": recipient, "since": since})
     return int(count)
+
+
+def oldest_mail_since(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> datetime | None:
+    """When the oldest mail of `kinds` the outbox holds for `recipient` from after `since` was made (None: there is none).
+    Asked only when a cap fills, so not prepared."""
+    oldest = connection.execute(
+        select(func.min(OUTBOX.c.created_at)).where(
+            OUTBOX.c.recipient == recipient, OUTBOX.c.kind.in_(kinds), OUTBOX.c.created_at > since,
+        )
+    ).scalar_one()
+    return oldest if isinstance(oldest, datetime) else None
