@@ -118,8 +118,8 @@ def _value_apart(option: str, word: str, syntax: str, game: str) -> None:
         return
     raise BadArgument(
         f"'{option} {word}' writes an option apart from its value: write {option}={word}, one word.",
-        f"{syntax}; a switch like -hidden takes no value, and a userid that is a number "
-        "goes before the options",
+        f"{syntax}; an option that takes no value (a switch) stands alone, and a userid "
+        "that is a number goes before the options",
         game,
     )
 
