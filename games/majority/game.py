@@ -164,21 +164,26 @@ Hidden stone (-hidden, or the game name psychomachia):
     move on which it really happened, but only once you reveal.
     Reveal on your own turn: "reveal" alone (the turn goes on: you
     still place a stone), or "reveal,e5" to reveal, then place on e5.
+    The square after the comma is where your new stone goes; naming
+    your hidden stone's own square there ("reveal,d4" with your stone
+    hidden on d4) reads as "reveal" alone: you still place a stone.
   - If your opponent completes a line you had already completed in
     secret, you keep it only by revealing no later than your next
     move; play that move without revealing and the line is theirs.
+  - If that completion of your opponent's rested on their own hidden
+    stone, you cannot see it yet, and your time starts only when they
+    reveal: you keep the line by revealing no later than your next
+    move after their reveal. Should they never reveal, the reveal at
+    the end is in time.
   - When all stones are placed, both hidden stones are revealed
     before the tricks are awarded. That is in time for every line
-    your opponent never completed, or completed on the very last
-    move.
+    your opponent never completed, completed on the very last move,
+    or completed with a hidden stone they never revealed.
   - Until it is revealed, no board, move list or error message tells
     your opponent or an onlooker where your hidden stone is.
 
 Moves: e5 (place a stone), hide e5, reveal, reveal,e5. Case and extra
-spaces do not matter. The list of legal moves (for bots and previews)
-holds every square you may play, "hide <square>" during the set-up,
-and "reveal" while your stone is hidden; "reveal,<square>" is not
-listed, as it is exactly "reveal" followed by that square.
+spaces do not matter.
 
 The board: W and B are stones, : and . empty dark and light squares,
 < marks the last stone; your own hidden stone shows as a small w or b,

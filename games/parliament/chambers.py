@@ -87,9 +87,9 @@ class Layout:
                 labels.append(f"{chamber.prefix.lower()}:{coordinate}" if self.prefixed else coordinate)
                 chamber_of.append(number)
         self.index = index
-        #: canonical (lower-case) seat names, as in move texts
+        #: lower-case seat names, the keys the code looks seats up by
         self.labels: tuple[str, ...] = tuple(labels)
-        #: seat names for people to read, like U:c4
+        #: seat names as board, help and move texts write them, like U:c4
         self.shown: tuple[str, ...] = tuple(label.upper()[:2] + label[2:] if self.prefixed else label for label in labels)
         self.chamber_of: tuple[int, ...] = tuple(chamber_of)
         self.neighbours: tuple[tuple[int, ...], ...] = tuple(

@@ -165,7 +165,7 @@ class Parliament(Game):
     def legal_moves(self, state: State, seat: int) -> list[str]:
         if seat not in self.to_move(state):
             return []
-        labels = state.layout.labels
+        labels = state.layout.shown
         if state.in_setup:
             return ["prefer none"] + [f"prefer {label}" for label in labels]
         own = set(state.live_preferences(seat))

@@ -24,7 +24,7 @@ class Preferences:
     secret = True
 
     def __str__(self) -> str:
-        labels = LAYOUTS[self.boards].labels
+        labels = LAYOUTS[self.boards].shown
         return "prefer " + (",".join(labels[s] for s in self.seats) if self.seats else "none")
 
 
@@ -38,7 +38,7 @@ class Claim:
     secret = False
 
     def __str__(self) -> str:
-        labels = LAYOUTS[self.boards].labels
+        labels = LAYOUTS[self.boards].shown  # U:c4, as the board and help write seats
         if self.order:
             return f"{labels[self.seat]} then " + ",".join(labels[s] for s in self.order)
         return labels[self.seat]

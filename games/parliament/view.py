@@ -113,8 +113,11 @@ def _templates(layout: Layout) -> list[list[str]]:
     templates = []
     for chamber in layout.chambers:
         lines = [f"{chamber.name} chamber ({chamber.size} seats)"]
-        lines += chamber.grid.render(lambda cell: SEAT_SLOT, hole=" ", cell_width=2)
-        pieces = "\n".join(lines).split(SEAT_SLOT + " ")
+        # A slot as wide as a cell, so that the grid keeps a space between
+        # the last column and the row numbers on the right: a seat glyph
+        # with its marker (R<, r?) never touches a label.
+        lines += chamber.grid.render(lambda cell: SEAT_SLOT * 2, hole=" ", cell_width=2)
+        pieces = "\n".join(lines).split(SEAT_SLOT * 2)
         templates.append(pieces)
     return templates
 

@@ -87,7 +87,7 @@ def _challenge(game: str, args: list[str], syntax: str) -> Command:
     options: list[tuple[str, str | None]] = []
     timers: list[tuple[str, int]] = []
     userids: list[str] = []
-    for arg in args:
+    for position, arg in enumerate(args):
         if arg.startswith("--"):
             match = _TIMER.fullmatch(arg)
             name = match.group(1).lower() if match else ""
@@ -101,12 +101,35 @@ def _challenge(game: str, args: list[str], syntax: str) -> Command:
             match = _OPTION.fullmatch(arg)
             if match is None:
                 raise BadArgument(f"'{arg}' is not an option: write -name=value.", syntax, game)
+            if match.group(2) is None and position + 1 < len(args):
+                _value_apart(arg, args[position + 1], syntax, game)
             options.append((match.group(1).lower(), match.group(2)))
         else:
             userids.append(read_userid(arg, syntax, game))
     if not userids:
         raise MissingArgument("A challenge needs the userids of the players.", syntax, game)
     return Challenge(game, tuple(userids), tuple(options), tuple(timers))
+
+
+def _value_apart(option: str, word: str, syntax: str, game: str) -> None:
+    """Refuses `-size 3`: a word after an option without `=value` that
+    cannot be a userid, or is a number, is the option's value written apart."""
+    if word.startswith("-") or (not word.isdigit() and _is_userid(word, syntax, game)):
+        return
+    raise BadArgument(
+        f"'{option} {word}' writes an option apart from its value: write {option}={word}, one word.",
+        f"{syntax}; an option that takes no value (a switch) stands alone, and a userid "
+        "that is a number goes before the options",
+        game,
+    )
+
+
+def _is_userid(word: str, syntax: str, game: str) -> bool:
+    try:
+        read_userid(word, syntax, game)
+    except BadArgument:
+        return False
+    return True
 
 
 def _rest_of_line(text: str) -> str:

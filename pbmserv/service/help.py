@@ -80,16 +80,18 @@ def overview() -> str:
     )
 
 
-def options_text(game: Game) -> str:
+def options_text(game: Game, indent: str = "") -> str:
+    """The game's challenge options, every line (its `indent` included)
+    within the mail line width."""
     if not game.options:
-        return "Options: none."
-    lines = ["Options (at challenge):"]
+        return f"{indent}Options: none."
+    lines = [f"{indent}Options (at challenge):"]
     for option in game.options:
         if option.name in game.fixed_options:
             continue
-        lines.append(wrap(option.syntax(), "  "))
+        lines.append(wrap(option.syntax(), indent + "  "))
         if option.description:
-            lines.append(wrap(option.description, "      ", ""))
+            lines.append(wrap(option.description, indent + "      ", ""))
     return "\n".join(lines)
 
 
@@ -131,10 +133,6 @@ def list_games(ctx: Context, command: ListGames) -> list[Reply]:
     sections = []
     for game in games:
         players = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
-        sections.append(f"{game.name:<14} {game.title}, {players} players\n{_indented(options_text(game))}")
+        sections.append(f"{game.name:<14} {game.title}, {players} players\n{options_text(game, '    ')}")
     body = "Games on this server:\n\n" + "\n\n".join(sections) + "\n\n'GAME help' explains a game's rules and moves.\n"
     return [Reply((ctx.sender,), "pbmserv list", body)]
-
-
-def _indented(text: str) -> str:
-    return "\n".join("    " + line for line in text.splitlines())

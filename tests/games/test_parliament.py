@@ -245,7 +245,8 @@ def test_setup_legal_moves_are_none_and_every_single_seat():
     state = GAME.new({}, PLAYERS)
     moves = GAME.legal_moves(state, RED)
     assert moves[0] == "prefer none"
-    assert moves[1:] == [f"prefer {label}" for label in LAYOUTS["both"].labels]
+    assert moves[1:] == [f"prefer {label}" for label in LAYOUTS["both"].shown]
+    assert moves[1] == "prefer U:b1"
     assert len(moves) == 227
     assert GAME.legal_moves(GAME.new({"boards": "upper"}, PLAYERS), BLUE)[1] == "prefer b1"
 
@@ -254,23 +255,23 @@ def test_preference_moves_are_secret_and_canonical():
     state = GAME.new({}, PLAYERS)
     assert GAME.is_secret_move(state, RED, "prefer U:c4")
     assert GAME.is_secret_move(state, RED, "Prefer none")
-    assert GAME.canonical_move(state, RED, "PREFER L:h5, U:c4") == "prefer u:c4,l:h5"
+    assert GAME.canonical_move(state, RED, "PREFER L:h5, U:c4") == "prefer U:c4,L:h5"
     assert GAME.canonical_move(state, RED, "prefer  none") == "prefer none"
     playing = started("both")
     assert not GAME.is_secret_move(playing, RED, "L:c4")
-    assert GAME.canonical_move(playing, RED, " claim L : C4 ") == "l:c4"
-    assert GAME.canonical_move(playing, RED, "L:c4 THEN L:e5 l:d5") == "l:c4 then l:e5,l:d5"
+    assert GAME.canonical_move(playing, RED, " claim l : C4 ") == "L:c4"
+    assert GAME.canonical_move(playing, RED, "L:c4 THEN L:e5 l:d5") == "L:c4 then L:e5,L:d5"
     assert GAME.canonical_move(started("upper"), RED, "U:c4") == "c4"
 
 
 @pytest.mark.parametrize(
     ("boards", "text", "canonical", "secret"),
     [
-        ("both", "PREFER L:h5, U:c4", "prefer u:c4,l:h5", True),
+        ("both", "PREFER L:h5, U:c4", "prefer U:c4,L:h5", True),
         ("both", "preferences: none", "prefer none", True),
         ("upper", "prefer c4 b2", "prefer b2,c4", True),
-        ("both", " claim L : C4 ", "l:c4", False),
-        ("both", "L:c4 THEN L:e5 l:d5", "l:c4 then l:e5,l:d5", False),
+        ("both", " claim l : C4 ", "L:c4", False),
+        ("both", "L:c4 THEN L:e5 l:d5", "L:c4 then L:e5,L:d5", False),
         ("upper", "claim U:c4", "c4", False),
     ],
 )
@@ -318,7 +319,7 @@ def test_your_own_preference_cannot_be_claimed():
 def test_both_naming_the_same_seat_cancels_the_preferences():
     state = started("both", red="prefer U:c4,L:h5", blue="prefer U:c4")
     assert state.cancelled() == {LAYOUTS["both"].labels.index("u:c4")}
-    assert "u:c4" in GAME.legal_moves(state, RED)
+    assert "U:c4" in GAME.legal_moves(state, RED)
     assert "l:h5" not in GAME.legal_moves(state, RED)
     for viewer in (RED, BLUE):
         assert "so an ordinary seat: U:c4" in GAME.render(state, viewer)
@@ -608,6 +609,19 @@ def test_every_flip_of_the_last_turn_is_listed_and_marked():
     assert "Then, in order: c3 to Blue, b2 to Red." in text
     assert "2 b R*R<B" in text
     assert "3 R R B*B" in text
+
+
+def test_a_marked_seat_in_the_last_column_keeps_clear_of_the_row_number():
+    state = started("upper", red="prefer j4")
+    state = GAME.play(state, RED, "j2")
+    text = GAME.render(state, RED)
+    assert "2 . . . . . . . . . R< 2" in text
+    assert "4 . . . . . . . . . r? 4" in text
+    assert "1   . . . . . . . .    1" in text  # every row number in line
+    both = GAME.render(GAME.play(started("both", red="prefer L:q5"), RED, "U:j6"), RED)
+    assert "6 . . . . . . . . . R< 6     6 . " in both
+    assert ". r? 5" in both
+    assert all(len(line) <= 72 for line in both.splitlines())
 
 
 def test_the_next_line_suggests_a_seat_that_can_be_claimed():
