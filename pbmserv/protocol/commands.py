@@ -196,6 +196,16 @@ class Preview(GameCommand):
 
 
 @dataclass(frozen=True)
+class Moves(GameCommand):
+    """`GAME moves board [uid pw]`: the legal moves of whoever is to move;
+    on a board with hidden parts only the player to move may ask."""
+
+    board: int
+    userid: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class ShowAs(GameCommand):
     """`GAME showas uid pw board...`: boards as that player sees them."""
 

@@ -17,6 +17,7 @@ from pbmserv.protocol.commands import (
     History,
     ListBoards,
     Move,
+    Moves,
     Notify,
     Preview,
     Proposal,
@@ -249,6 +250,23 @@ def _seek(game: str, args: list[str], syntax: str) -> Command:
     return SetSeek(game, read_userid(userid, syntax, game), password, count)
 
 
+def _moves(game: str, args: list[str], syntax: str) -> Command:
+    """`GAME moves board` or `GAME moves board userid password`."""
+    if not args:
+        raise MissingArgument("'moves' needs the board number.", syntax, game)
+    board = read_board(args[0], syntax, game)
+    if len(args) == 1:
+        return Moves(game, board)
+    if len(args) == 2:
+        raise MissingArgument(
+            "'moves' has a userid but no password after it: give both, or neither for a board with nothing hidden.",
+            syntax, game, board,
+        )
+    if len(args) > 3:
+        raise BadArgument(f"'{args[3]}' is one word too many: 'moves' ends with the password.", syntax, game, board)
+    return Moves(game, board, read_userid(args[1], syntax, game), args[2])
+
+
 def _standings(game: str, args: list[str], syntax: str) -> Command:
     if args:
         raise BadArgument(f"'{args[0]}' is one word too many: the table has every player.", syntax, game)
@@ -271,6 +289,7 @@ _GAME_PARSERS: dict[str, Callable[[str, list[str], str], Command]] = {
     "reject": partial(_accepting, False),
     "limit": _limit,
     "seek": _seek,
+    "moves": _moves,
     "standings": _standings,
     "ratings": _standings,
     "history": _history,

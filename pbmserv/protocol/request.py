@@ -52,7 +52,7 @@ class Request:
             if line.command is None:
                 found += probable_passwords(line.text)
             else:
-                found += [getattr(line.command, name) for name in ("password", "new_password") if hasattr(line.command, name)]
+                found += [word for name in ("password", "new_password") if (word := getattr(line.command, name, None))]
         for text in self.unread:
             found += probable_passwords(text)
         return tuple(found)
@@ -114,7 +114,7 @@ _PASSWORD_POSITIONS = {
     ("message",): (2,), ("broadcast",): (2,), ("vacation",): (2,),
 }
 _GAME_PASSWORD_POSITIONS = {
-    "move": (4,), "queue": (4,), "preview": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
+    "move": (4,), "moves": (4,), "queue": (4,), "preview": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
     "showas": (3,), "accept": (3,), "reject": (3,), "limit": (3,), "seek": (3,),
 }
 

@@ -27,6 +27,7 @@ GAME_SYNTAX = {
     "queue": "GAME queue board userid password move",
     "preview": "GAME preview board[#n] userid password move[;move...]",
     "resign": "GAME resign board userid password",
+    "moves": "GAME moves board [userid password]",
     "show": "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
     "games": "GAME games [userid...] [active|inactive|next|all]",
     "showas": "GAME showas userid password board[#n]...",

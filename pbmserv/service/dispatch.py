@@ -7,7 +7,7 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol import commands as c
-from pbmserv.service import accounts, boards, help, pending, policies, proposals, ratings, showing, social, timers
+from pbmserv.service import accounts, boards, help, legal, pending, policies, proposals, ratings, showing, social, timers
 from pbmserv.service.context import Context, Reply
 
 # each handler takes the command type it is filed under, which a dict's type cannot say: hence Any
@@ -32,6 +32,7 @@ _GAME: dict[type, Callable[[Context, Game, Any], list[Reply]]] = {
     c.Resign: boards.resign,
     c.Queue: pending.queue,
     c.Preview: pending.preview,
+    c.Moves: legal.moves,
     c.Proposal: proposals.proposal,
     c.ShowBoards: showing.show_boards,
     c.ShowUsers: showing.show_users,
