@@ -64,9 +64,11 @@ BOARD = 101
 FIXED_EXAMPLES = frozenset({"c4", "d5", "e5", "h5"})
 LABEL = re.compile(r"\b[a-z][0-9]{1,2}\b")
 #: "..., like b1." — an example the game picks from the public board (the
-#: parliament `Next:` line); its independence of the secret is what the
-#: comparison of the two runs checks, so the word check skips it
-EXAMPLE_PHRASE = re.compile(r"\blike\s+\S+", re.IGNORECASE)
+#: parliament `Next:` line), and the example move of the line to paste at
+#: the end of a board mail ("... PASSWORD b1", from the board and the
+#: player's own knowledge); their independence of the secret is what the
+#: comparison of the two runs checks, so the word check skips them
+EXAMPLE_PHRASE = re.compile(r"\b(?:like|PASSWORD)\s+\S+", re.IGNORECASE)
 
 
 def address(userid: str) -> str:

@@ -183,3 +183,16 @@ def test_move_round_trip(userid: str, password: str, board: int, move: str) -> N
     assume(move.lower() not in ("resign", *PROPOSAL_ACTIONS))  # commands of their own in the move's place
     command = parse_command(f"toy MOVE {board} {userid.upper()} {password} {move}", GAMES)
     assert command == Move("toy", board, userid, password, move)
+
+
+@pytest.mark.parametrize("subject", ["Re: Toy Board 101 bob", "RE: Fwd: toy board 101 bob", "Re: New Toy Board 101 alice", "Nag: Toy Board 101 bob"])
+def test_a_reply_to_a_board_mail_reads_the_first_body_line(subject: str) -> None:
+    request = parse_request(subject, "toy move 101 bob pw b2\nthe comment", GAMES)
+    assert request.lines[0].command == Move("toy", 101, "bob", "pw", "b2")
+    assert request.comment == "the comment" and request.passwords == ("pw",)
+
+
+def test_a_reply_to_a_board_mail_without_a_command_says_where_it_goes() -> None:
+    [line] = parse_request("Re: Toy Board 101 bob", "b2", GAMES).lines
+    assert isinstance(line.error, UnknownCommand) and "'b2' is not a command either" in line.error.message
+    assert "toy move 101 USERID PASSWORD MOVE" in line.error.fix and "Subject" in line.error.fix

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from pbmserv.protocol.commands import Command
-from pbmserv.protocol.errors import EmptyCommand, ParseError
+from pbmserv.protocol.errors import EmptyCommand, ParseError, UnknownCommand, UnknownGame
 from pbmserv.protocol.parser import parse_command
 
 #: the most commands read from one mail (`multiple`): a mail's work and its
@@ -23,6 +23,9 @@ MOST_COMMANDS = 20
 MOST_COMMENT_LINES = 100
 MOST_COMMENT_CHARS = 8_000
 
+#: the Subject of a board mail ("Majorities Board 101 bob", "New ...", "Nag: ..."),
+#: as a player's reply to it keeps it: the title, then the board number
+_BOARD_MAIL_SUBJECT = re.compile(r"^(?:new\s+|nag:\s*)?((?:[^\s:]+\s+){1,6}?)board\s+(\d{1,9})(?:\s|$)", re.IGNORECASE)
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 
 
@@ -53,7 +56,7 @@ class Request:
                 found += probable_passwords(line.text)
             else:
                 found += [word for name in ("password", "new_password") if (word := getattr(line.command, name, None))]
-        for text in self.unread:
+        for text in (*self.unread, *self.comment.splitlines()):
             found += probable_passwords(text)
         return tuple(found)
 
@@ -86,7 +89,46 @@ def parse_request(subject: str, body: str, games: Collection[str]) -> Request:
             )),), "")
         read = tuple(parse_line(text, games) for text in texts[:MOST_COMMANDS])
         return Request(read, "", unread=tuple(texts[MOST_COMMANDS:]))
-    return Request((parse_line(cleaned, games),), bounded_comment(body.strip()))
+    line = parse_line(cleaned, games)
+    if line.error is not None and board_mail_subject(subject) is not None:
+        return _board_mail_reply(subject, body, games)
+    return Request((line,), bounded_comment(body.strip()))
+
+
+def board_mail_subject(subject: str) -> tuple[str, int] | None:
+    """The game title and board number of a board mail's Subject, as a
+    reply or forward keeps it ("Re: Majorities Board 101 bob"); None for
+    any other Subject."""
+    match = _BOARD_MAIL_SUBJECT.match(clean_subject(subject))
+    return (match.group(1).strip(), int(match.group(2))) if match else None
+
+
+def _board_mail_reply(subject: str, body: str, games: Collection[str]) -> Request:
+    """A reply to a board mail: the first line of its body is the command,
+    the rest of the body its comment."""
+    lines = body.strip().splitlines()
+    first = clean_subject(lines[0]) if lines else ""
+    title, board = board_mail_subject(subject) or ("", 0)
+    known = {game.lower() for game in games}
+    named = [word.strip(",.").lower() for word in title.split()]
+    game = next((word for word in named if word in known), "GAME")  # a title of words: "Move In Synch, ..."
+    where = (
+        f"put the command in the Subject, e.g. '{game} move {board} USERID PASSWORD MOVE', or answer "
+        "the board mail with that command as the first line of the body"
+    )
+    if not first:
+        return Request((Line(clean_subject(subject), error=EmptyCommand(
+            f"The Subject '{clean_subject(subject)}' is a board mail's, not a command, and the body holds no command.",
+            where,
+        )),), "")
+    line = parse_line(first, games)
+    if isinstance(line.error, (UnknownCommand, UnknownGame)):
+        line = Line(first, error=UnknownCommand(
+            f"The Subject '{clean_subject(subject)}' is a board mail's, not a command, and the body's first line "
+            f"'{first}' is not a command either.",
+            where,
+        ))
+    return Request((line,), bounded_comment("\n".join(lines[1:]).strip()))
 
 
 def bounded_comment(comment: str) -> str:

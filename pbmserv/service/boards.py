@@ -98,7 +98,10 @@ def mails_to_players(
         recipients = addresses.get(userid, ())
         if recipients:
             reached.update(recipients)
-            replies.append(Reply(recipients, subject, text(seat), "board"))
+            body = text(seat)
+            if board.result is None and seat in game.to_move(state):
+                body += "\n" + views.command_to_paste(game, board, state, seat)
+            replies.append(Reply(recipients, subject, body, "board"))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)

@@ -19,7 +19,7 @@ from pbmserv.mail.inbound import parse_headers
 from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, parse_request
 from pbmserv.protocol.errors import UnknownCommand
-from pbmserv.protocol.request import is_multiple
+from pbmserv.protocol.request import board_mail_subject, is_multiple
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
 from pbmserv.store import inbound
@@ -131,7 +131,8 @@ class Intake:
         log ever holds such a mail in clear. Which mails may hold passwords
         is told from the headers alone: a mail of one command only if that
         command takes a password (its body is a comment, in which the same
-        passwords are masked when it is passed on); a `multiple` mail, or
+        passwords are masked when it is passed on); a `multiple` mail, a
+        reply to a board mail (its command is the body's first line), or
         one whose headers cannot be read, anywhere."""
         try:
             headers = parse_headers(raw)
@@ -142,7 +143,7 @@ class Intake:
         key = dedup_key(raw, sender, message_id)
         if headers is not None:
             secrets = self._subject_read(headers.subject).passwords
-            if not secrets and not is_multiple(headers.subject):
+            if not secrets and not is_multiple(headers.subject) and board_mail_subject(headers.subject) is None:
                 return Arrival(self.clock(), sender, message_id, key, raw)
             kept = masked_copy(headers, secrets, state=PENDING_SEALED)
         else:

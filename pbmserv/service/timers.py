@@ -174,5 +174,6 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     board_text = views.board_mail(
         game, board, boards.moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves,
     )
+    board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
     return Reply(recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", "board")

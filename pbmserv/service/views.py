@@ -154,6 +154,30 @@ def board_mail(
     return "\n".join(parts) + "\n"
 
 
+def example_move(game: Game, state: Any, seat: int) -> str:
+    """A move `seat` may play now, for the command line to paste ("" if the
+    game cannot give one). Only ever shown to `seat` itself."""
+    try:
+        moves = game.legal_moves(state, seat)
+    except NotImplementedError:
+        return ""
+    return moves[0] if moves else ""
+
+
+def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
+    """The end of a board mail to a player who is to move: the exact
+    command line to send, PASSWORD standing for their password and, where
+    the game gives one, a move that is legal now."""
+    userid = board.seats[seat]
+    move = example_move(game, state, seat)
+    if move:
+        head = "To move, send this line as the Subject, your password in place of PASSWORD and your move in place of the example (a move legal now):"
+    else:
+        head = "To move, send this line as the Subject, your password in place of PASSWORD and your move in place of MOVE:"
+        move = "MOVE"
+    return wrap(head, hang="") + f"\n  {game.name} move {board.board} {userid} PASSWORD {move}\n"
+
+
 def end_reason(board: BoardRecord) -> str:
     """How an ended board ended ("alice resigned", ...)."""
     assert board.result is not None, "an ended board has its result"
