@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TypedDict
 
 import pytest
@@ -142,3 +143,24 @@ def toy_boards(runtime: Runtime) -> Runtime:
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "alice@example.org", "toy resign 102 alice secret1")
     return runtime
+
+
+@pytest.fixture
+def empty_database(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """A database with no schema yet, on the test database's server (SQLite: an empty file)."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        (tmp_path / "empty.db").touch()
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    name = f"{url.database}_empty"
+    server = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with server.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with server.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()

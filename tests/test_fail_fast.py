@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -193,27 +192,6 @@ def test_admin_without_a_database_makes_none_and_says_so(tmp_path: Path, args: l
         "`pbmserv-admin db upgrade` makes one)",
     )
     assert list(work.iterdir()) == []
-
-
-@pytest.fixture
-def empty_database(database_url: str, tmp_path: Path) -> Iterator[str]:
-    """A database with no schema, on the test database's server (SQLite: an empty file)."""
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        (tmp_path / "empty.db").touch()
-        yield f"sqlite:///{tmp_path / 'empty.db'}"
-        return
-    name = f"{url.database}_failfast"
-    server = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with server.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with server.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        server.dispose()
 
 
 def test_admin_on_a_database_without_the_schema_says_how_to_make_it(empty_database: str, tmp_path: Path) -> None:

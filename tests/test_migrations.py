@@ -3,13 +3,9 @@
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from alembic import command
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from pbmserv.store.database import alembic_config
 
@@ -22,26 +18,6 @@ def test_models_and_migrations_do_not_drift(database_url: str) -> None:
 def test_upgrade_twice_is_harmless(database_url: str) -> None:
     command.upgrade(alembic_config(database_url), "head")
     command.check(alembic_config(database_url))
-
-
-@pytest.fixture
-def empty_database(database_url: str, tmp_path: Path) -> Iterator[str]:
-    """A database with no schema yet, on the same server as the test database."""
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        yield f"sqlite:///{tmp_path / 'empty.db'}"
-        return
-    name = f"{url.database}_empty"
-    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def test_servers_starting_together_on_an_empty_database_both_start(empty_database: str) -> None:
