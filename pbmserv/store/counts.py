@@ -9,10 +9,11 @@ from functools import cache
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, or_, select
 
-from pbmserv.store.models import TABLES
+from pbmserv.store.models import RateEvent
+from pbmserv.store.outbox import OUTBOX
 from pbmserv.store.prepared import Prepared
 
-EVENTS, OUTBOX = TABLES["rate_events"], TABLES["outbox"]
+EVENTS = RateEvent.__table__
 
 _EVENTS_SINCE = Prepared(
     select(func.count(EVENTS.c.id)).where(

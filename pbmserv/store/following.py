@@ -13,13 +13,13 @@ from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Column, Connection, Table, bindparam, delete, insert, select, update
 
-from pbmserv.store.models import TABLES
+from pbmserv.store.models import GamePolicy, Rating, Subscription
 from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import BOARDS, USERS
 
-SUBSCRIPTIONS = TABLES["subscriptions"]
-POLICIES = TABLES["game_policies"]
-RATINGS = TABLES["ratings"]
+SUBSCRIPTIONS = Subscription.__table__
+POLICIES = GamePolicy.__table__
+RATINGS = Rating.__table__
 
 
 class Subscriber(NamedTuple):

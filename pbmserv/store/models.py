@@ -238,7 +238,3 @@ class RateEvent(Base):
     kind: Mapped[str] = mapped_column(String(16))
     key: Mapped[str] = mapped_column(String(320))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-
-
-#: every table by name, for Core statements (typed as a Table, where a model's `__table__` is any FromClause)
-TABLES = Base.metadata.tables

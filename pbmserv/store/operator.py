@@ -9,11 +9,10 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Table, func, select, update
 
-from pbmserv.store.models import TABLES
+from pbmserv.store.inbound import INBOUND
+from pbmserv.store.outbox import OUTBOX
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS
 from pbmserv.store.users import AddressRecord
-
-INBOUND, OUTBOX = TABLES["inbound_mails"], TABLES["outbox"]
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,14 @@ from typing import Any, NamedTuple
 from sqlalchemy import BindParameter, ColumnElement, Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from pbmserv.store.models import TABLES
+from pbmserv.store.models import Address, Board, Move, QueuedMove, User
 from pbmserv.store.prepared import Prepared
 
-BOARDS = TABLES["boards"]
-MOVES = TABLES["moves"]
-QUEUED = TABLES["queued_moves"]
-USERS = TABLES["users"]
-ADDRESSES = TABLES["addresses"]
+BOARDS = Board.__table__
+MOVES = Move.__table__
+QUEUED = QueuedMove.__table__
+USERS = User.__table__
+ADDRESSES = Address.__table__
 
 
 @dataclass(eq=False)

@@ -14,10 +14,10 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from pbmserv.store.models import TABLES
+from pbmserv.store.models import Vacation
 from pbmserv.store.records import ADDRESSES, USERS, Account
 
-VACATIONS = TABLES["vacations"]
+VACATIONS = Vacation.__table__
 
 
 @dataclass(frozen=True)
