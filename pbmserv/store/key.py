@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
@@ -81,8 +81,13 @@ def key_path(settings: Settings) -> Path:
 
 
 def server_key(settings: Settings) -> ServerKey:
-    """The key in the file `key_path(settings)`, made there if there is none."""
-    path = key_path(settings)
+    """The key in the file `key_path(settings)`, made there if there is none;
+    read once per process (intake and the processor of one `receive` share it)."""
+    return _key_at(key_path(settings))
+
+
+@cache
+def _key_at(path: Path) -> ServerKey:
     try:
         return _read(path)
     except FileNotFoundError:
