@@ -291,6 +291,12 @@ class Majorities(Game):
         empty = [labels[i] for i, mark in enumerate(state.board) if mark == EMPTY]
         return ",".join(empty[: state.stones_this_turn])
 
+    def example_move(self, state: MajoritiesState, seat: int) -> str:
+        """The first of `legal_moves`, without making every pair of cells."""
+        if seat not in self.to_move(state) or state.board.count(EMPTY) < state.stones_this_turn:
+            return ""
+        return self._example_move(state)
+
     # -- showing the board ---------------------------------------------------
     def viewpoint(self, state: MajoritiesState, viewer: int | None) -> int | None:
         return None  # nothing is hidden

@@ -20,7 +20,7 @@ from games.plurality.board import (
     mask_of,
 )
 from games.plurality.moves import Pass, PluralityMove, read_drop
-from games.plurality.open_drops import open_drops
+from games.plurality.open_drops import first_open_drop, open_drops
 from games.plurality.state import PluralityState, territory_points
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
@@ -90,6 +90,14 @@ class Plurality(Game):
         layout = layout_for(state.board, state.size)
         moves = layout.moves
         return [move for k in open_drops(layout, state) for move in moves[k]] + ["pass"]
+
+    def example_move(self, state: PluralityState, seat: int) -> str:
+        """The first of `legal_moves`, without listing the open drops."""
+        if seat not in self.to_move(state):
+            return ""
+        layout = layout_for(state.board, state.size)
+        first = first_open_drop(layout, state)
+        return "pass" if first is None else layout.moves[first][0]
 
     def read_move(self, state: PluralityState, seat: int, text: str) -> PluralityMove:
         if state.passes >= 2:

@@ -158,10 +158,9 @@ def example_move(game: Game, state: Any, seat: int) -> str:
     """A move `seat` may play now, for the command line to paste ("" if the
     game cannot give one). Only ever shown to `seat` itself."""
     try:
-        moves = game.legal_moves(state, seat)
-    except NotImplementedError:
+        return game.example_move(state, seat)
+    except NotImplementedError:  # a game without `legal_moves`
         return ""
-    return moves[0] if moves else ""
 
 
 def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
