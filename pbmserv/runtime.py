@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from pbmserv.config import ConfigError, Settings
 from pbmserv.mail.backends import Backend, make_backend
@@ -12,6 +13,7 @@ from pbmserv.service.intake import Clock, Intake, utc_now
 from pbmserv.service.processor import Processor
 from pbmserv.store.database import make_engine, session_factory, upgrade
 from pbmserv.store.handles import Engine, Sessions
+from pbmserv.store.key import server_key
 from pbmserv.store.spool import spool_of
 
 
@@ -38,7 +40,7 @@ class Runtime:
         self.intake = Intake(self.engine, self.settings, self.catalog.names(), self.clock, self.spool)
         self.processor = Processor(self.engine, self.settings, self.catalog, self.clock, self.spool)
         self.delivery = Delivery(
-            self.engine, self.backend, self.settings.address, self.clock,
+            self.engine, self.backend, self.settings.address, partial(server_key, self.settings), self.clock,
             max_attempts=self.settings.delivery_max_attempts,
             first_retry_seconds=self.settings.delivery_first_retry_seconds,
         )

@@ -15,7 +15,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbmserv.config import ConfigError, TryAgainLater
 from pbmserv.pipes import EventLike
-from pbmserv.service.intake import Intake, content_problem, path_problem
+from pbmserv.service.intake import Intake, Mail, content_problem, path_problem
 from pbmserv.store.inbound import OUTAGE_ERRORS, UNSTORABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class IntakeHandler:
         self.intake = intake
         self.wake = wake
         self.address = intake.settings.address.lower()
-        self._waiting: list[tuple[bytes, str, asyncio.Future[None]]] = []
+        self._waiting: list[tuple[Mail, asyncio.Future[None]]] = []
         self._storer: asyncio.Task[None] | None = None
 
     async def handle_MAIL(self, server: SMTP, session: Session, envelope: Envelope, address: str, mail_options: list[str]) -> str:
@@ -53,7 +53,11 @@ class IntakeHandler:
         if problem is not None:
             return f"553 5.1.3 {problem}"
         if address.lower() != self.address:
-            return f"550 5.1.1 <{address}>: no such mailbox here"
+            if any(rcpt.lower() not in (self.address, address.lower()) for rcpt in envelope.rcpt_tos):
+                return "452 4.5.3 one reply address per mail: send the mail to the other one apart"
+            refusal = await asyncio.to_thread(self.intake.recipient_problem, address)
+            if refusal is not None:
+                return f"550 5.1.1 <{address}>: {refusal}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
@@ -63,7 +67,8 @@ class IntakeHandler:
         if problem is not None:
             return f"554 5.6.0 {problem}"
         stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((raw, envelope.mail_from or "", stored))
+        reply_address = next((rcpt for rcpt in envelope.rcpt_tos if rcpt.lower() != self.address), "")
+        self._waiting.append(((raw, envelope.mail_from or "", reply_address), stored))
         if self._storer is None:
             self._storer = asyncio.create_task(self._store_waiting())
         try:
@@ -82,7 +87,7 @@ class IntakeHandler:
         finally:
             self._storer = None
 
-    async def _store_group(self, group: list[tuple[bytes, str, asyncio.Future[None]]]) -> None:
+    async def _store_group(self, group: list[tuple[Mail, asyncio.Future[None]]]) -> None:
         """One transaction for the group. Should it fail for any reason but
         an outage, the mails are stored one by one, so that only a mail that
         cannot be stored is refused. In an outage they are not: each try
@@ -99,9 +104,9 @@ class IntakeHandler:
                 self._answer(group[position + 1:], error)
                 return
 
-    async def _accept(self, mails: list[tuple[bytes, str, asyncio.Future[None]]]) -> Exception | None:
+    async def _accept(self, mails: list[tuple[Mail, asyncio.Future[None]]]) -> Exception | None:
         try:
-            await asyncio.to_thread(self.intake.accept, [(raw, sender) for raw, sender, _ in mails])
+            await asyncio.to_thread(self.intake.accept, [mail for mail, _ in mails])
         except Exception as error:
             log.exception("could not store %s inbound mail(s)", len(mails))
             return error
@@ -109,8 +114,8 @@ class IntakeHandler:
         return None
 
     @staticmethod
-    def _answer(mails: list[tuple[bytes, str, asyncio.Future[None]]], error: Exception | None) -> None:
-        for *_, stored in mails:
+    def _answer(mails: list[tuple[Mail, asyncio.Future[None]]], error: Exception | None) -> None:
+        for _, stored in mails:
             if stored.done():  # its client has gone (the session's task, and with it the wait, was cancelled)
                 continue
             if error is None:

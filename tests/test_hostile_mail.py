@@ -398,7 +398,7 @@ def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None
         make_mail("bob@example.org", "toy move 101 bob Zq7-wrong c3"),
     ]
     try:
-        runtime.intake.accept([(raw, None) for raw in mails])
+        runtime.intake.accept([(raw, None, "") for raw in mails])
         files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
         assert any(path.name.endswith("-spool") for path in files)
         for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):

@@ -65,10 +65,10 @@ FIXED_EXAMPLES = frozenset({"c4", "d5", "e5", "h5"})
 LABEL = re.compile(r"\b[a-z][0-9]{1,2}\b")
 #: "..., like b1." — an example the game picks from the public board (the
 #: parliament `Next:` line), and the example move of the line to paste at
-#: the end of a board mail ("... PASSWORD b1", from the board and the
-#: player's own knowledge); their independence of the secret is what the
-#: comparison of the two runs checks, so the word check skips them
-EXAMPLE_PHRASE = re.compile(r"\b(?:like|PASSWORD)\s+\S+", re.IGNORECASE)
+#: the end of a board mail ("... PASSWORD b1" and "(e.g. b1)", from the
+#: board and the player's own knowledge); their independence of the secret
+#: is what the comparison of the two runs checks, so the word check skips them
+EXAMPLE_PHRASE = re.compile(r"\b(?:like|PASSWORD|e\.g\.)\s+\S+", re.IGNORECASE)
 
 
 def address(userid: str) -> str:

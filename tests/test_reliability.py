@@ -151,7 +151,7 @@ def test_a_batch_ends_at_its_size_or_time_limit_and_the_rest_waits_in_order(runt
 def test_mails_stored_together_are_each_recognised(runtime: Runtime) -> None:
     first, second = make_mail("alice@example.org", "help"), make_mail("bob@example.org", "help")
     [(first_id, _)] = [runtime.intake.store(first)]
-    outcomes = runtime.intake.store_many([(second, None), (first, None), (second, None)])
+    outcomes = runtime.intake.store_many([(second, None, ""), (first, None, ""), (second, None, "")])
     assert outcomes == [(first_id + 1, False), (first_id, True), (first_id + 1, True)]
 
 
@@ -171,7 +171,7 @@ def test_writers_storing_the_same_mails_at_once_each_store_every_mail_once(
         order = random.Random(seed).sample(mails, len(mails))
         start.wait()
         for group in range(0, len(order), 4):
-            outcomes.extend(runtime.intake.store_many([(raw, None) for raw in order[group:group + 4]]))
+            outcomes.extend(runtime.intake.store_many([(raw, None, "") for raw in order[group:group + 4]]))
 
     threads = [threading.Thread(target=intake, args=(seed,)) for seed in range(4)]
     for thread in threads:

@@ -50,7 +50,7 @@ def count(runtime: Runtime, *where: ColumnElement[bool]) -> int:
 
 def test_accepted_mail_waits_in_the_spool_until_a_batch_admits_it(sqlite_runtime: Runtime) -> None:
     assert sqlite_runtime.spool is not None
-    sqlite_runtime.intake.accept([(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")])
+    sqlite_runtime.intake.accept([(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org", "")])
     assert count(sqlite_runtime) == 0 and len(sqlite_runtime.spool.waiting(10)) == 1
     assert sqlite_runtime.processor.process_pending() == 1
     assert count(sqlite_runtime, InboundMail.status == "done") == 1
@@ -63,7 +63,7 @@ def test_a_mail_admitted_twice_is_processed_once(sqlite_runtime: Runtime) -> Non
     them again, and their dedup keys keep them out."""
     assert sqlite_runtime.spool is not None
     mail = make_mail("alice@example.org", "signup alice secret1")
-    sqlite_runtime.intake.accept([(mail, "alice@example.org"), (mail, "alice@example.org")])
+    sqlite_runtime.intake.accept([(mail, "alice@example.org", ""), (mail, "alice@example.org", "")])
     with sqlite_runtime.engine.begin() as connection:
         assert len(sqlite_runtime.processor._admit(connection)) == 2  # committed, never forgotten
     assert count(sqlite_runtime) == 1, "the second copy in the same group is left out too"
@@ -75,7 +75,7 @@ def test_a_mail_admitted_twice_is_processed_once(sqlite_runtime: Runtime) -> Non
 
 def test_spooled_mail_is_processed_in_arrival_order(sqlite_runtime: Runtime) -> None:
     subjects = ["signup alice secret1", "signup bob secret2", "toy challenge alice bob", "toy move 101 alice secret1 b2"]
-    sqlite_runtime.intake.accept([(make_mail("alice@example.org", subject), "alice@example.org") for subject in subjects])
+    sqlite_runtime.intake.accept([(make_mail("alice@example.org", subject), "alice@example.org", "") for subject in subjects])
     sqlite_runtime.processor.process_pending()
     with sqlite_runtime.engine.connect() as connection:
         statuses = connection.execute(select(InboundMail.status, InboundMail.error).order_by(InboundMail.id)).all()
@@ -112,7 +112,7 @@ def test_mail_arriving_after_the_spool_was_emptied_is_admitted(sqlite_runtime: R
     assert sqlite_runtime.spool is not None
     sqlite_runtime.spool.REMOVE_SECONDS = 0  # remove after every batch
     for number in range(3):
-        sqlite_runtime.intake.accept([(make_mail(f"p{number}@example.org", f"signup p{number} secret1"), None)])
+        sqlite_runtime.intake.accept([(make_mail(f"p{number}@example.org", f"signup p{number} secret1"), None, "")])
         assert sqlite_runtime.processor.process_pending() == 1
     assert count(sqlite_runtime, InboundMail.status == "done") == 3
 
@@ -133,18 +133,18 @@ def test_admitted_mail_leaves_the_spool_only_after_a_durable_batch_that_wrote(sq
     spool = sqlite_runtime.spool
     assert spool is not None
     spool.REMOVE_SECONDS = 3600
-    sqlite_runtime.intake.accept([(make_mail("alice@example.org", "signup alice secret1"), None)])
+    sqlite_runtime.intake.accept([(make_mail("alice@example.org", "signup alice secret1"), None, "")])
     sqlite_runtime.processor.process_pending()  # the first batch is durable
     assert in_spool_file(sqlite_runtime) == 0
 
-    sqlite_runtime.intake.accept([(make_mail("bob@example.org", "signup bob secret2"), None)])
+    sqlite_runtime.intake.accept([(make_mail("bob@example.org", "signup bob secret2"), None, "")])
     sqlite_runtime.processor.process_pending()
     assert in_spool_file(sqlite_runtime) == 1 and spool.waiting(10) == []
     spool._next_removal = time.monotonic()  # a second has passed
     assert sqlite_runtime.processor.process_pending() == 0
     assert in_spool_file(sqlite_runtime) == 1, "a durable batch that wrote nothing synced nothing"
 
-    sqlite_runtime.intake.accept([(make_mail("carol@example.org", "signup carol secret3"), None)])
+    sqlite_runtime.intake.accept([(make_mail("carol@example.org", "signup carol secret3"), None, "")])
     sqlite_runtime.processor.process_pending()
     assert in_spool_file(sqlite_runtime) == 0
     assert count(sqlite_runtime, InboundMail.status == "done") == 3
@@ -168,7 +168,7 @@ def test_a_processed_mail_leaves_no_password_in_the_files(sqlite_runtime: Runtim
     free space, in either file. (Debian builds SQLite with secure_delete
     on by default; other builds have it off.)"""
     spooled, stored = "Quokka7Zebra", "Wombat9Heron"
-    sqlite_runtime.intake.accept([(make_mail("alice@example.org", f"signup alice {spooled}"), "alice@example.org")])
+    sqlite_runtime.intake.accept([(make_mail("alice@example.org", f"signup alice {spooled}"), "alice@example.org", "")])
     sqlite_runtime.intake.store(make_mail("bob@example.org", f"signup bob {stored}"), "bob@example.org")
     assert sqlite_runtime.processor.process_pending() == 2
     sqlite_runtime.close()  # the last connections to close checkpoint the WAL into the files, and delete it

@@ -16,6 +16,15 @@ A line `=== cleanup after 7 days` instead of a mail moves the clock on by
 that many days and runs one pass of reminders and forfeits (`pbmserv-admin
 cleanup`); the mails it sent follow as `--- out` blocks.
 
+A board mail to a player comes from their reply address, shown as
+`Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
+first genuine reply address of alice's seat seen so far (a new password
+gives `{alice:2}`); `{forged}` is a code that is not genuine. An `in` mail
+whose To is such an address, written the same way, goes to that address
+(the envelope recipient), with the real code in place of its name; one
+that intake refuses (`pbmserv receive` exits 67, the SMTP listener
+answers 550) shows as `--- refused: why`.
+
 Lines starting with `#` before the first block describe the transcript; a
 line `# games: majorities synch` names the games the server offers besides
 the test game `toy` (so that installing a new game changes no transcript);
@@ -37,12 +46,46 @@ from typing import Any
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from pbmserv.service.reply_addresses import ReplyToken, is_genuine
+from pbmserv.store import users
 from tests.conftest import FakeClock
 
 IN = "=== in"
 CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
 OUT = re.compile(r"^--- out to (\S+)$")
-SHOWN_HEADERS = ("Subject", "In-Reply-To", "Auto-Submitted")
+SHOWN_HEADERS = ("Subject", "Reply-To", "In-Reply-To", "Auto-Submitted")
+REFUSED = re.compile(r"^--- refused: .*$")
+_CODE = re.compile(r"(\+[a-z][a-z0-9_]*-\d+-\d+-)([a-z2-9]{16})(@)")
+_NAMED = re.compile(r"(\+[a-z][a-z0-9_]*-\d+-\d+-)\{([a-z0-9]+:\d+)\}(@)")
+
+
+class ReplyCodes:
+    """The codes of the reply addresses seen in a replay, by readable name."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+        self.names: dict[str, str] = {}  # code -> "alice:1"
+
+    def named(self, text: str) -> str:
+        return _CODE.sub(lambda match: f"{match.group(1)}{{{self._name(match)}}}{match.group(3)}", text)
+
+    def coded(self, text: str) -> str:
+        codes = {name: code for code, name in self.names.items()}
+        return _NAMED.sub(lambda match: match.group(1) + codes[match.group(2)] + match.group(3), text)
+
+    def _name(self, match: re.Match[str]) -> str:
+        code = match.group(2)
+        if code in self.names:
+            return self.names[code]
+        token = ReplyToken.read(match.group(1)[1:] + code)
+        assert token is not None
+        with self.runtime.engine.connect() as connection:
+            holder = users.seat_holder(connection, token.game, token.board, token.seat)
+        if holder is None or not is_genuine(self.runtime.intake.key, token, *holder):
+            return "forged"
+        taken = sum(1 for name in self.names.values() if name.startswith(f"{holder[0]}:"))
+        self.names[code] = f"{holder[0]}:{taken + 1}"
+        return self.names[code]
 
 
 @dataclass
@@ -80,7 +123,7 @@ def read(text: str) -> Transcript:
             inputs.append("" if line == IN else line + "\n")
             in_output = False
             continue
-        if OUT.match(line):
+        if OUT.match(line) or REFUSED.match(line):
             in_output = True
             continue
         if current is None:
@@ -104,10 +147,15 @@ def complete_mail(text: str, number: int, runtime: Runtime) -> bytes:
     return full.replace("\n", "\r\n").encode("utf-8")
 
 
-def render_delivered(recipient: str, raw: bytes) -> str:
+def envelope_recipient(raw: bytes) -> str:
+    """Where the mail goes, as an MTA would pass it: its To."""
+    return str(BytesParser(policy=policy.default).parsebytes(raw, headersonly=True)["To"] or "")
+
+
+def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     lines = [f"--- out to {recipient}"]
-    lines += [f"{name}: {message[name]}" for name in SHOWN_HEADERS if message[name] is not None]
+    lines += [f"{name}: {codes.named(str(message[name]))}" for name in SHOWN_HEADERS if message[name] is not None]
     lines.append("")
     lines.append(message.get_content().replace("\r\n", "\n").rstrip("\n"))
     return "\n".join(lines)
@@ -118,6 +166,7 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
     assert isinstance(backend, MemoryBackend)
     clock = runtime.clock
     assert isinstance(clock, FakeClock)
+    codes = ReplyCodes(runtime)
     blocks = ["\n".join(transcript.preamble).rstrip("\n")]
     for number, mail in enumerate(transcript.inputs, start=1):
         clock.advance(minutes=10)  # stays under the hourly reply caps
@@ -127,10 +176,16 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))
         else:
-            runtime.intake.store(complete_mail(mail, number, runtime))
-            runtime.processor.process_pending()
             blocks.append(IN + "\n" + mail.rstrip("\n"))
+            raw = complete_mail(codes.coded(mail), number, runtime)
+            recipient = runtime.intake.reply_address_of(raw, envelope_recipient(raw))
+            refusal = runtime.intake.recipient_problem(recipient) if recipient else None
+            if refusal is not None:
+                blocks.append(f"--- refused: {refusal}")
+                continue
+            runtime.intake.store(raw, None, recipient)
+            runtime.processor.process_pending()
         backend.sent.clear()
         runtime.delivery.deliver_due()
-        blocks += [render_delivered(recipient, raw) for recipient, raw in backend.sent]
+        blocks += [render_delivered(recipient, raw, codes) for recipient, raw in backend.sent]
     return "\n\n".join(block for block in blocks if block) + "\n"

@@ -24,6 +24,7 @@ from pbmserv.store.key import key_path
 
 # sysexits codes
 EX_DATAERR = 65  # the mail is refused for good; the MTA bounces it
+EX_NOUSER = 67  # no such recipient: the MTA bounces the mail
 EX_IOERR = 74  # a file could not be read or written
 EX_TEMPFAIL = 75  # try again later; an MTA keeps the mail and does
 EX_CONFIG = 78  # a setting is wrong

@@ -6,8 +6,10 @@ import click
 
 from pbmserv.cli.admin_common import change_each, emit_record, emit_rows, iso_time, json_option, mail_text, runtime_of
 from pbmserv.service import operator
+from pbmserv.service.reply_addresses import mask_addresses
 from pbmserv.store import operator as stored
 from pbmserv.store.database import reading
+from pbmserv.store.key import is_sealed, server_key
 
 
 @click.group()
@@ -110,7 +112,8 @@ def outbox_list(ctx: click.Context, status: str | None, limit: int) -> None:
 def outbox_show(ctx: click.Context, mail_id: int) -> None:
     """One outgoing mail: its delivery (status, attempts, next try, last
     error) and the mail itself, headers and body. What it quotes of a
-    player's mail has its passwords masked already."""
+    player's mail has its passwords masked already; the code of a player's
+    reply address is masked here (the mail waits sealed in the outbox)."""
     with reading(runtime_of(ctx).engine) as connection:
         mail = stored.find_outbox(connection, mail_id)
     if mail is None:
@@ -120,7 +123,8 @@ def outbox_show(ctx: click.Context, mail_id: int) -> None:
         "message_id": mail.message_id, "answers_inbound": mail.inbound_id, "status": mail.status,
         "attempts": mail.attempts, "next_try": iso_time(mail.next_try_at), "last_error": mail.last_error or None,
     }
-    emit_record(ctx, data, mail_text(mail.raw))
+    raw = server_key(runtime_of(ctx).settings).unseal(mail.raw) if is_sealed(mail.raw) else mail.raw
+    emit_record(ctx, data, mask_addresses(mail_text(raw)))
 
 
 @outbox.command("retry")

@@ -10,7 +10,7 @@ from typing import NoReturn
 import click
 
 from pbmserv import logs
-from pbmserv.cli import EX_DATAERR, Tool, check_key, config_option
+from pbmserv.cli import EX_DATAERR, EX_NOUSER, Tool, check_key, config_option
 from pbmserv.config import LOG_FORMATS, Settings, load_settings
 
 
@@ -31,13 +31,21 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: 
 
 @cli.command()
 @click.option("--sender", default=None, help="The envelope sender (as an MTA pipe passes it).")
+@click.option(
+    "--recipient", default=None,
+    help="The envelope recipient (as an MTA pipe passes it); without it, the mail's X-Original-To, "
+    "Delivered-To or Envelope-To header.",
+)
 @click.pass_obj
-def receive(settings: Settings, sender: str | None) -> None:
+def receive(settings: Settings, sender: str | None, recipient: str | None) -> None:
     """Take one mail on standard input: store it, process it, deliver the replies.
 
-    Exits 65 (refused: the MTA bounces it) for a mail that SMTP intake would
-    refuse with a 5xx, 75 (try again later) for anything else that kept the
-    mail from being stored, a setting included (see `Tool`)."""
+    A mail to a player's reply address (a board mail's Reply-To) plays as
+    that player; any other recipient is taken for the server's. Exits 65 (refused: the MTA bounces it) for a
+    mail that SMTP intake would refuse with a 5xx, 67 (no such user) for
+    a reply address that is not, or no longer, genuine, 75 (try again
+    later) for anything else that kept the mail from being stored, a
+    setting included (see `Tool`)."""
     from pbmserv.service.intake import content_problem, path_problem
     from pbmserv.store.inbound import UNSTORABLE_ERRORS
 
@@ -53,8 +61,12 @@ def receive(settings: Settings, sender: str | None) -> None:
     try:
         check_key(runtime.intake)  # a mail that holds passwords is stored sealed with it
         runtime.upgrade_schema()
+        to = runtime.intake.reply_address_of(raw, recipient)
+        unknown = runtime.intake.recipient_problem(to) if to else None
+        if unknown is not None:
+            refuse(f"<{to}>: {unknown}", EX_NOUSER)
         try:
-            runtime.intake.store(raw, sender)  # logs a duplicate
+            runtime.intake.store(raw, sender, to)  # logs a duplicate
         except UNSTORABLE_ERRORS as error:
             refuse(f"it cannot be stored as it is ({type(error).__name__})")
         try:  # the mail is safe now: whatever happens here, the next run takes it up again
@@ -66,9 +78,9 @@ def receive(settings: Settings, sender: str | None) -> None:
         runtime.close()
 
 
-def refuse(problem: str) -> NoReturn:
+def refuse(problem: str, code: int = EX_DATAERR) -> NoReturn:
     click.echo(f"pbmserv: mail refused: {problem}", err=True)
-    sys.exit(EX_DATAERR)
+    sys.exit(code)
 
 
 @cli.command()

@@ -16,6 +16,7 @@ from email.parser import BytesHeaderParser
 from pbmserv.mail.html_text import html_to_text
 from pbmserv.mail.mime import (
     RawHeaders,
+    Unreadable,
     bounded_policy,
     header_text,
     inline_text_parts,
@@ -60,6 +61,21 @@ def parse_headers(raw: bytes) -> IncomingMail:
     read of a mail that is Unreadable, to answer it (or see that it must
     not be answered). Raises Unreadable for more header lines than the bound."""
     return _incoming(raw_headers(BytesHeaderParser(policy=bounded_policy()).parsebytes(raw)), "")
+
+
+#: where MTAs write the address a mail was delivered to (Postfix, Exim, qmail), most trusted first
+DELIVERY_HEADERS = ("x-original-to", "delivered-to", "envelope-to")
+
+
+def delivery_addresses(raw: bytes) -> list[str]:
+    """The addresses the mail says it was delivered to, as MTAs write them
+    at the top of a mail they hand to a program, topmost first; [] for a
+    mail whose headers cannot be read."""
+    try:
+        headers = raw_headers(BytesHeaderParser(policy=bounded_policy()).parsebytes(raw))
+    except Unreadable:
+        return []
+    return [value.strip().strip("<>") for name in DELIVERY_HEADERS for value in headers.get(name, []) if value.strip()]
 
 
 def _incoming(headers: RawHeaders, text: str) -> IncomingMail:

@@ -56,6 +56,7 @@ def compose(
     date: datetime,
     in_reply_to: str = "",
     references: str = "",
+    reply_to: str = "",
 ) -> tuple[str, bytes]:
     """The Message-ID and the bytes of a reply."""
     text = body if body.endswith("\n") else body + "\n"
@@ -67,6 +68,8 @@ def compose(
         ("Date", format_datetime(date)),
         ("Message-ID", message_id),
     ]
+    if reply_to:
+        headers.append(("Reply-To", reply_to))
     if in_reply_to:
         headers.append(("In-Reply-To", in_reply_to))
         headers.append(("References", " ".join(part for part in (references, in_reply_to) if part)))

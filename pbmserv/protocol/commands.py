@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MASK = "********"
+#: the password of a command read from a mail to a reply address: the
+#: address stood for it (no word of a mail can hold a space)
+BY_REPLY_ADDRESS = "(reply address)"
 
 
 @dataclass(frozen=True)

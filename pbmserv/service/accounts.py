@@ -129,7 +129,10 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     _check_password(command.new_password, GLOBAL_SYNTAX["change"])
     users.set_password_hash(ctx.connection, user.id, ctx.passwords.hash(command.new_password))
-    body = f"The password of {user.userid} has been changed. Use the new one from now on.\n"
+    body = wrap(
+        f"The password of {user.userid} has been changed. Use the new one from now on. The reply addresses "
+        "of your earlier board mails no longer work; your next board mails come with new ones.", hang="",
+    ) + "\n"
     return [Reply(_to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id)), f"pbmserv change password {user.userid}", body)]
 
 

@@ -11,7 +11,7 @@ from pbmserv.protocol.commands import (
     Move,
     Resign,
 )
-from pbmserv.service import policies, ratings, subscriptions, views
+from pbmserv.service import policies, ratings, reply_addresses, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.rates import HOUR
@@ -101,7 +101,7 @@ def mails_to_players(
             body = text(seat)
             if board.result is None and seat in game.to_move(state):
                 body += "\n" + views.command_to_paste(game, board, state, seat)
-            replies.append(Reply(recipients, subject, body, "board"))
+            replies.append(Reply(recipients, subject, body, "board", reply_address_of(ctx, game, board, seat)))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)
@@ -109,6 +109,13 @@ def mails_to_players(
     if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
         replies.append(Reply((ctx.sender,), subject, text(None, comment=""), "answer"))
     return replies
+
+
+def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
+    """The reply address of the player in `seat` on the board: theirs alone (`service.reply_addresses`)."""
+    account = ctx.known_user(board.seats[seat])
+    token = reply_addresses.token_for(ctx.key, game.name, board.board, seat, account.userid, account.reply_secret)
+    return reply_addresses.reply_address(ctx.settings.address, token)
 
 
 # -- challenge ---------------------------------------------------------------

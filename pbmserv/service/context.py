@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
+from pbmserv.protocol.commands import BY_REPLY_ADDRESS
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError
@@ -52,6 +53,8 @@ class Reply:
     subject: str
     body: str
     kind: str = "answer"
+    #: the Reply-To of a board mail to a player: their reply address (`service.reply_addresses`)
+    reply_to: str = ""
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Context:
     now: datetime
     sender: str  # the address replies to queries and errors go to
     comment: str = ""
+    #: the userid a genuine reply address vouched for: its commands need no password (`protocol.reply`)
+    vouched: str | None = None
 
     def find_user(self, userid: str) -> records.Account | None:
         return records.find_account(self.connection, userid.lower())
@@ -90,7 +95,11 @@ class Context:
         account = records.find_account(self.connection, userid.lower())
         if account is None:
             raise unknown_user(userid)
-        matches = self.passwords.remembered(account.password_hash, password)
+        matches: bool | None
+        if password == BY_REPLY_ADDRESS:
+            matches = account.userid == self.vouched
+        else:
+            matches = self.passwords.remembered(account.password_hash, password)
         if matches is None:
             own = self.sender in self.addresses([account.userid])[account.userid]
             if not own:

@@ -30,6 +30,7 @@ from pbmserv.mail.backends import Backend, PermanentFailure, TemporaryFailure
 from pbmserv.service.intake import Clock, utc_now
 from pbmserv.service.output import CLAIM_SECONDS
 from pbmserv.store import outbox
+from pbmserv.store.key import ServerKey, is_sealed
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection, Engine
@@ -49,6 +50,8 @@ class Delivery:
     engine: Engine
     backend: Backend
     sender: str
+    #: the server's key, to open a mail that waits sealed (it carries a reply address)
+    key_of: Callable[[], ServerKey]
     clock: Clock = utc_now
     max_attempts: int = 8
     first_retry_seconds: float = 60.0
@@ -140,7 +143,7 @@ class Delivery:
     def _send(self, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
         try:
-            self.backend.send(self.sender, recipient, raw)
+            self.backend.send(self.sender, recipient, self.key_of().unseal(raw) if is_sealed(raw) else raw)
         except (PermanentFailure, TemporaryFailure) as failure:
             return failure
         except Exception as error:  # a backend's bug must not strand the batch's other mails

@@ -15,14 +15,16 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import parse_headers
+from pbmserv.mail.inbound import delivery_addresses, parse_headers
 from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, parse_request
 from pbmserv.protocol.errors import UnknownCommand
 from pbmserv.protocol.request import board_mail_subject, is_multiple
+from pbmserv.service import reply_addresses
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
-from pbmserv.store import inbound
+from pbmserv.store import inbound, users
+from pbmserv.store.database import reading
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
 
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from pbmserv.store.handles import Engine
 
 Clock = Callable[[], datetime]
+#: a mail as it arrives: its bytes, its envelope sender (None: its From) and the address it came to ("": the server's)
+Mail = tuple[bytes, str | None, str]
 #: the longest reverse or forward path, angle brackets included (RFC 5321 4.5.3.1.3)
 MAX_PATH_OCTETS = 256
 _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
@@ -90,15 +94,15 @@ class Intake:
         if self.spool is not None:
             self.spool.close()
 
-    def store(self, raw: bytes, envelope_sender: str | None = None) -> tuple[int, bool]:
+    def store(self, raw: bytes, envelope_sender: str | None = None, recipient: str = "") -> tuple[int, bool]:
         """Commit the raw mail; returns (row id, True if it was a duplicate)."""
-        return self.store_many([(raw, envelope_sender)])[0]
+        return self.store_many([(raw, envelope_sender, recipient)])[0]
 
-    def store_many(self, mails: list[tuple[bytes, str | None]]) -> list[tuple[int, bool]]:
+    def store_many(self, mails: list[Mail]) -> list[tuple[int, bool]]:
         """Commit several raw mails into the database in one transaction;
         returns (row id, True if it was a duplicate) for each."""
         started = time.monotonic()
-        arrivals = [self.arrival(raw, envelope_sender) for raw, envelope_sender in mails]
+        arrivals = [self.arrival(*mail) for mail in mails]
         stored = inbound.store(self.engine, arrivals)
         for mail, (row_id, duplicate) in zip(arrivals, stored):
             if duplicate:
@@ -106,7 +110,7 @@ class Intake:
                 Processed(row_id, mail.envelope_sender, command, "duplicate", "", ms_since(started)).log()
         return stored
 
-    def accept(self, mails: list[tuple[bytes, str | None]]) -> None:
+    def accept(self, mails: list[Mail]) -> None:
         """Commit mails that arrived together, before they are acknowledged
         (SMTP intake): into the spool when there is one, else into the
         database, in one transaction either way (under load the write lock
@@ -114,7 +118,35 @@ class Intake:
         if self.spool is None:
             self.store_many(mails)
         else:
-            self.spool.append([self.arrival(raw, envelope_sender) for raw, envelope_sender in mails])
+            self.spool.append([self.arrival(*mail) for mail in mails])
+
+    def reply_address_of(self, raw: bytes, recipient: str | None) -> str:
+        """The reply address a mail piped in (`receive`) came to: the
+        envelope recipient its MTA passed, else the one it wrote into the
+        headers; "" for any other address (the server's, or an alias of it)."""
+        for address in [recipient] if recipient is not None else delivery_addresses(raw):
+            if reply_addresses.token_of(address, self.settings.address) is not None:
+                return address
+            if address.lower() == self.settings.address.lower():
+                break
+        return ""
+
+    def recipient_problem(self, recipient: str) -> str | None:
+        """Why a mail to `recipient` is not taken, or None: it must be the
+        server's address or a genuine reply address of a seat on a board."""
+        if recipient.strip().strip("<>").lower() == self.settings.address.lower():
+            return None
+        token = reply_addresses.token_of(recipient, self.settings.address)
+        if token is None:
+            return "no such mailbox here"
+        with reading(self.engine) as connection:
+            holder = users.seat_holder(connection, token.game, token.board, token.seat)
+        if holder is None or not reply_addresses.is_genuine(self.key, token, *holder):
+            return (
+                "not a valid reply address (it may be from before a password change); "
+                f"send the command to {self.settings.address} instead"
+            )
+        return None
 
     def _command_stored(self, stored: bytes) -> str:
         """The command words of a mail as stored (a sealed mail's Subject is masked, its words are there)."""
@@ -124,16 +156,18 @@ class Intake:
             return "-"
         return command_words(parse_request(headers.subject, "", self.game_names))
 
-    def arrival(self, raw: bytes, envelope_sender: str | None) -> Arrival:
-        """The mail as it is stored. One that may hold passwords is stored as
-        its headers, its Subject masked, and the mail itself sealed with the
-        server's key until it is processed: neither the database nor its
-        log ever holds such a mail in clear. Which mails may hold passwords
-        is told from the headers alone: a mail of one command only if that
-        command takes a password (its body is a comment, in which the same
-        passwords are masked when it is passed on); a `multiple` mail, a
-        reply to a board mail (its command is the body's first line), or
-        one whose headers cannot be read, anywhere."""
+    def arrival(self, raw: bytes, envelope_sender: str | None, recipient: str = "") -> Arrival:
+        """The mail as it is stored. One that may hold passwords or a reply
+        address is stored as its headers, its Subject and reply addresses
+        masked, and the mail itself sealed with the server's key until it
+        is processed: neither the database nor its log ever holds such a
+        mail in clear. Which mails may hold passwords is told from the
+        headers alone: a mail of one command only if that command takes a
+        password (its body is a comment, in which the same passwords are
+        masked when it is passed on); a `multiple` mail, a reply to a board
+        mail (its command is the body's first line), or one whose headers
+        cannot be read, anywhere. A mail to a reply address (`recipient`)
+        keeps that address in its kept form only."""
         try:
             headers = parse_headers(raw)
         except Unreadable:
@@ -141,14 +175,20 @@ class Intake:
         reply_to, message_id = (headers.sender, headers.message_id) if headers is not None else ("", "")
         sender = envelope_sender if envelope_sender is not None else reply_to
         key = dedup_key(raw, sender, message_id)
+        token = reply_addresses.token_of(recipient, self.settings.address) if recipient else None
+        kept_token = str(reply_addresses.kept_form(self.key, token)) if token is not None else ""
         if headers is not None:
             secrets = self._subject_read(headers.subject).passwords
-            if not secrets and not is_multiple(headers.subject) and board_mail_subject(headers.subject) is None:
+            if (
+                not secrets and token is None and not is_multiple(headers.subject)
+                and board_mail_subject(headers.subject) is None
+                and not reply_addresses.holds_reply_address(raw.decode("latin-1"))
+            ):
                 return Arrival(self.clock(), sender, message_id, key, raw)
             kept = masked_copy(headers, secrets, state=PENDING_SEALED)
         else:
             kept = nothing_kept(PENDING_SEALED)
-        return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw))
+        return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw), kept_token)
 
     def _subject_read(self, subject: str) -> Request:
         """The Subject's command. A first word that is neither a command nor

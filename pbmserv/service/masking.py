@@ -7,6 +7,7 @@ import re
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.mail.outbound import message_bytes
 from pbmserv.protocol.commands import MASK
+from pbmserv.service.reply_addresses import mask_addresses
 
 #: the header of a copy of a mail whose passwords are masked, saying what was kept
 MASKED_HEADER = "X-Pbmserv-Masked"
@@ -42,18 +43,19 @@ def _masked_word(word: str, hidden: frozenset[str]) -> str:
 
 
 def masked_copy(mail: IncomingMail, secrets: tuple[str, ...], *, state: str = "passwords removed after processing") -> bytes:
-    """What is kept of a mail that carried passwords: its headers that
-    matter and its text, with every password replaced by a mask."""
+    """What is kept of a mail that carried passwords or reply addresses:
+    its headers that matter and its text, with every password and the
+    code of every reply address replaced by a mask."""
     headers = [
-        (name, mail.headers[name.lower()])
+        (name, mask_addresses(mail.headers[name.lower()]))
         for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References")
         if mail.headers.get(name.lower())
     ]
     headers += [
-        ("Subject", mask(mail.subject, secrets)),
+        ("Subject", mask_addresses(mask(mail.subject, secrets))),
         (MASKED_HEADER, state),
     ]
-    return message_bytes(headers, mask(mail.text, secrets) + "\n")
+    return message_bytes(headers, mask_addresses(mask(mail.text, secrets)) + "\n")
 
 
 

@@ -18,6 +18,7 @@ from pbmserv.service.context import Reply
 from pbmserv.service.processed import Processed
 from pbmserv.service.rates import MailCaps, RateLog
 from pbmserv.store import inbound, outbox
+from pbmserv.store.key import ServerKey
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection
@@ -47,8 +48,9 @@ class BatchOutput:
     mails' `processed_at`. The caps and the rate log count what is kept
     here too."""
 
-    def __init__(self, connection: Connection, clock: Clock, settings: Settings, *, claimed: bool = False):
+    def __init__(self, connection: Connection, clock: Clock, settings: Settings, key: ServerKey, *, claimed: bool = False):
         self.connection = connection
+        self.key = key
         self.clock = clock
         #: the replies are written claimed, for the process they are handed over to
         self.claimed = claimed
@@ -85,7 +87,7 @@ class BatchOutput:
                     rows.append(row)
                 else:
                     noticed = replace(made.reply, recipients=(recipient,), body=f"{pause_notice(pause)}\n\n{made.reply.body}")
-                    rows += outbox_rows(self.address, row_id, made.mail, noticed, now)
+                    rows += outbox_rows(self.address, self.key, row_id, made.mail, noticed, now)
         if held_back:
             capped = f"{held_back.total()} mail(s) not sent: {', '.join(held_back)} reached the hourly cap"
             log.warning("inbound %s: %s", row_id, capped)
@@ -108,21 +110,27 @@ class BatchOutput:
         self.events.write()
 
 
-def compose_replies(sender: str, row_id: int, mail: IncomingMail | None, replies: list[Reply], now: datetime) -> list[Composed]:
+def compose_replies(
+    sender: str, key: ServerKey, row_id: int, mail: IncomingMail | None, replies: list[Reply], now: datetime,
+) -> list[Composed]:
     """Each reply to `mail` with its outbox rows, for `BatchOutput.finish`."""
-    return [Composed(reply, outbox_rows(sender, row_id, mail, reply, now), mail) for reply in replies]
+    return [Composed(reply, outbox_rows(sender, key, row_id, mail, reply, now), mail) for reply in replies]
 
 
 def outbox_rows(
-    sender: str, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
+    sender: str, key: ServerKey, row_id: int | None, mail: IncomingMail | None, reply: Reply, now: datetime,
 ) -> list[dict[str, Any]]:
-    """The outbox rows of a reply from `sender`, as an answer to `mail` (None: a mail of the server's own)."""
+    """The outbox rows of a reply from `sender`, as an answer to `mail` (None: a mail of the server's own).
+    A mail that carries a reply address waits in the outbox sealed, and is kept so once sent."""
     rows = []
     for recipient in dict.fromkeys(reply.recipients):
         message_id, raw = compose(
             sender=sender, recipient=recipient, subject=reply.subject, body=reply.body, date=now,
             in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
+            reply_to=reply.reply_to,
         )
+        if reply.reply_to:
+            raw = key.seal(raw)
         rows.append({
             "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
             "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",

@@ -17,8 +17,7 @@ from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail, parse_mail
 from pbmserv.mail.loops import no_reply_reason
 from pbmserv.mail.mime import Unreadable
-from pbmserv.protocol import Line, Request, parse_request, probable_passwords
-from pbmserv.protocol.commands import GameCommand
+from pbmserv.protocol import Line, Request, probable_passwords
 from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
 from pbmserv.service import timers
@@ -41,6 +40,8 @@ from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbo
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.processed import Processed, command_words, ms_since, refusal_kind
 from pbmserv.service.rates import forget_old_events
+from pbmserv.service.reply_addresses import holds_reply_address
+from pbmserv.service.requests import StaleReplyAddress, naming_the_game, read_request, readable
 from pbmserv.store import inbound
 from pbmserv.store.database import savepoint, writing
 from pbmserv.store.inbound import CONNECTION_ERRORS
@@ -159,7 +160,7 @@ class Processor:
             if also is not None:
                 also(connection)
             rows = inbound.oldest_pending(connection, most)
-            output = BatchOutput(connection, self.clock, self.settings, claimed=hand_over is not None)
+            output = BatchOutput(connection, self.clock, self.settings, self.key, claimed=hand_over is not None)
             done = 0
             for row in rows:
                 if on_mail is not None:
@@ -229,10 +230,15 @@ class Processor:
             if reason is not None:
                 status, problem = "dropped", reason
             else:
-                request = parse_request(mail.subject, mail.body, self.catalog.names())
-                composed, refusal = self._run_request(connection, output, row.id, mail, request, now)
+                request, vouched = read_request(
+                    connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address,
+                )
+                composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now)
         except CONNECTION_ERRORS:  # the database, not the mail: try the batch again later
             raise
+        except StaleReplyAddress as error:
+            assert mail is not None, "a mail is read before its request"
+            composed, refusal = self._compose(row.id, mail, [error_reply(mail, error, self.catalog, ())], now), "stale reply address"
         except Unreadable as error:
             self._fail(output, row, f"unreadable: {error.reason}", now, unreadable_reply(error))
             return None, "failed", f"unreadable: {error.reason}"
@@ -241,7 +247,7 @@ class Processor:
             self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
             return request, "failed", type(error).__name__
         kept = None  # a dropped mail stays as stored: as it came, or, sealed, its headers
-        if request is not None and request.passwords:
+        if request is not None and (request.passwords or holds_reply_address(original.decode("latin-1"))):
             kept = masked_copy(mail, request.passwords)
         elif request is not None and row.sealed is not None:  # it held no password after all: as it came
             kept = original
@@ -250,7 +256,7 @@ class Processor:
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
-        now: datetime,
+        vouched: str | None, now: datetime,
     ) -> tuple[list[Composed], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
@@ -265,7 +271,7 @@ class Processor:
             line = request.lines[0]
             try:
                 with savepoint(connection, "mail"):
-                    replies = self._run_line(connection, output, mail, line, comment, now)
+                    replies = self._run_line(connection, output, mail, line, comment, now, vouched)
                     return self._compose(row_id, mail, replies, now), None
             except Refusal as error:
                 refused = [error_reply(mail, naming_the_game(line, error), self.catalog, secrets)]
@@ -278,7 +284,7 @@ class Processor:
                     if line.error is not None:
                         raise line.error
                     with savepoint(connection, "line"):
-                        replies += self._run_line(connection, output, mail, line, comment, now)
+                        replies += self._run_line(connection, output, mail, line, comment, now, vouched)
                 except Refusal as error:
                     refusals.append((number, line.text, naming_the_game(line, error)))
                 if number < len(request.lines) and time.monotonic() - started > MAIL_SECONDS:
@@ -297,22 +303,11 @@ class Processor:
         sealed. Raises Unsealable if this server's key does not open it."""
         return self.key.unseal(row.sealed) if row.sealed is not None else row.raw
 
-    def _readable(self, row: Any) -> tuple[IncomingMail | None, Request | None]:
-        """The mail and its commands as far as they can be read (for a mail failed unprocessed)."""
-        try:
-            mail = parse_mail(self._original(row))
-        except Exception:
-            return None, None
-        try:
-            return mail, parse_request(mail.subject, mail.body, self.catalog.names())
-        except Exception:
-            return mail, None
-
     def _compose(
         self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
     ) -> list[Composed]:
         """Each reply with its outbox rows."""
-        return compose_replies(self.settings.address, row_id, mail, replies, now)
+        return compose_replies(self.settings.address, self.key, row_id, mail, replies, now)
 
     def _fail(
         self, output: BatchOutput, row: Any, reason: str, now: datetime,
@@ -357,8 +352,8 @@ class Processor:
             row = inbound.pending_by_key(connection, key)
             if row is None:
                 return False
-            output = BatchOutput(connection, self.clock, self.settings)
-            mail, request = self._readable(row)
+            output = BatchOutput(connection, self.clock, self.settings, self.key)
+            mail, request = readable(self._original(row), self.catalog.names())
             self._fail(output, row, reason, now, answer, mail, request)
             output.write()
         self._forget(admitted)
@@ -375,8 +370,8 @@ class Processor:
             row = inbound.by_id(connection, row_id)
             if row is None or row.status != "pending":
                 return f"it is {row.status}, not pending" if row is not None else "no such mail"
-            output = BatchOutput(connection, self.clock, self.settings)
-            self._fail(output, row, reason, now, None, *self._readable(row))
+            output = BatchOutput(connection, self.clock, self.settings, self.key)
+            self._fail(output, row, reason, now, None, *readable(self._original(row), self.catalog.names()))
             output.write()
         log.warning("inbound %s failed by the operator: %s", row_id, reason)
         return None
@@ -420,27 +415,23 @@ class Processor:
         self, connection: Connection, now: datetime, step: Callable[[Context], tuple[list[Reply], list[str]]],
     ) -> list[str]:
         """Run one step of the timer pass and queue the mails it made; returns its report."""
-        output = BatchOutput(connection, self.clock, self.settings)
+        output = BatchOutput(connection, self.clock, self.settings, self.key)
         ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, "")
         replies, report = step(ctx)
-        output.replies += [row for reply in replies for row in outbox_rows(self.settings.address, None, None, reply, now)]
+        output.replies += [row for reply in replies for row in outbox_rows(self.settings.address, self.key, None, None, reply, now)]
         output.write()
         return report
 
     def _run_line(
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, line: Line, comment: str, now: datetime,
+        vouched: str | None,
     ) -> list[Reply]:
         """The replies to one command line; raises its Refusal if it is refused."""
         if line.error is not None:
             raise line.error
         assert line.command is not None, "a line is read into a command or an error"
-        ctx = Context(connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment)
+        ctx = Context(
+            connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment,
+            vouched,
+        )
         return execute(ctx, line.command)
-
-
-def naming_the_game(line: Line, error: Refusal) -> Refusal:
-    """The error, naming the game (and board) of the command it refuses if it does not yet."""
-    if error.game is None and isinstance(line.command, GameCommand):
-        error.game = line.command.game
-        error.board = getattr(line.command, "board", None)
-    return error

@@ -176,4 +176,7 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     )
     board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
-    return Reply(recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", "board")
+    return Reply(
+        recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", "board",
+        boards.reply_address_of(ctx, game, board, seat),
+    )

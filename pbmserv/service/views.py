@@ -164,17 +164,22 @@ def example_move(game: Game, state: Any, seat: int) -> str:
 
 
 def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
-    """The end of a board mail to a player who is to move: the exact
-    command line to send, PASSWORD standing for their password and, where
-    the game gives one, a move that is legal now."""
+    """The end of a board mail to a player who is to move: how to answer
+    it with the move alone (its reply address is the player's), and the
+    exact command line to send instead, PASSWORD standing for their
+    password and, where the game gives one, a move that is legal now."""
     userid = board.seats[seat]
     move = example_move(game, state, seat)
+    reply = wrap(
+        f"To move, reply to this mail with just your move{f' (e.g. {move})' if move else ''} as the first line: "
+        "its reply address is yours alone and stands for your password (until you change it).", hang="",
+    )
     if move:
-        head = "To move, send this line as the Subject, your password in place of PASSWORD and your move in place of the example (a move legal now):"
+        head = "Or send this line as the Subject, your password in place of PASSWORD and your move in place of the example (a move legal now):"
     else:
-        head = "To move, send this line as the Subject, your password in place of PASSWORD and your move in place of MOVE:"
+        head = "Or send this line as the Subject, your password in place of PASSWORD and your move in place of MOVE:"
         move = "MOVE"
-    return wrap(head, hang="") + f"\n  {game.name} move {board.board} {userid} PASSWORD {move}\n"
+    return f"{reply}\n" + wrap(head, hang="") + f"\n  {game.name} move {board.board} {userid} PASSWORD {move}\n"
 
 
 def end_reason(board: BoardRecord) -> str:

@@ -29,18 +29,20 @@ OUTAGE_ERRORS = (errors.OperationalError, errors.InterfaceError, sqlite3.Operati
 UNSTORABLE_ERRORS = (errors.DataError, UnicodeError)
 
 _PENDING = (
-    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender)
+    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(INBOUND.c.status == "pending")
     .order_by(INBOUND.c.id)
     .limit(bindparam("most"))
     .with_for_update()
 )
 _PENDING_ONE = (
-    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender)
+    select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
     .with_for_update()
 )
-_BY_ID = select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.status).where(
+_BY_ID = select(
+    INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token, INBOUND.c.status,
+).where(
     INBOUND.c.id == bindparam("row_id")
 ).with_for_update()
 _AGAIN = (
@@ -132,11 +134,12 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
     return {
         "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
         "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": "pending", "error": "",
+        "reply_token": mail.reply_token,
     }
 
 
 def oldest_pending(connection: Connection, most: int) -> Sequence[Row]:
-    """The oldest pending mails, locked (id, dedup_key, raw, sealed, envelope_sender)."""
+    """The oldest pending mails, locked (id, dedup_key, raw, sealed, envelope_sender, reply_token)."""
     return connection.execute(_PENDING, {"most": most}).all()
 
 

@@ -32,6 +32,10 @@ SEALED = b"pbmserv-sealed-1:"
 NONCE_BYTES = 12
 
 
+def is_sealed(data: bytes) -> bool:
+    return data.startswith(SEALED)
+
+
 class Unsealable(Exception):
     """Sealed data that this key cannot open (another server's key, or damaged)."""
 
@@ -51,7 +55,7 @@ class ServerKey:
         return SEALED + nonce + self._sealing.encrypt(nonce, data, SEALED)
 
     def unseal(self, sealed: bytes) -> bytes:
-        if not sealed.startswith(SEALED):
+        if not is_sealed(sealed):
             raise Unsealable("not sealed data")
         nonce = sealed[len(SEALED):len(SEALED) + NONCE_BYTES]
         try:

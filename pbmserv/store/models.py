@@ -47,6 +47,8 @@ class User(Base):
     #: when the operator disabled the account (`pbmserv-admin users disable`); None: it may send commands
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     disabled_reason: Mapped[str] = mapped_column(Text, default="", server_default="")
+    #: keys the account's reply addresses (`service.reply_addresses`); drawn anew with every new password
+    reply_secret: Mapped[str] = mapped_column(String(32), default="", server_default="")
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )
@@ -205,6 +207,8 @@ class InboundMail(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | done | failed | dropped
     error: Mapped[str] = mapped_column(Text, default="")
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: the reply address the mail was sent to, as kept (`service.reply_addresses.kept_form`); "" for the server's own
+    reply_token: Mapped[str] = mapped_column(String(80), default="", server_default="")
 
 
 class OutboxMail(Base):

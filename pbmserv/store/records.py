@@ -81,6 +81,7 @@ class Account:
     password_hash: str
     disabled_at: datetime | None
     disabled_reason: str
+    reply_secret: str
 
 
 #: the board columns a command may change (`save_board` writes them all)

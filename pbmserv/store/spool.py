@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS arrivals (
     message_id TEXT NOT NULL,
     dedup_key TEXT NOT NULL,
     raw BLOB NOT NULL,
-    sealed BLOB  -- see InboundMail.sealed
+    sealed BLOB,  -- see InboundMail.sealed
+    reply_token TEXT NOT NULL DEFAULT ''  -- see InboundMail.reply_token
 )
 """
 
@@ -70,6 +71,7 @@ class Arrival:
     dedup_key: str
     raw: bytes
     sealed: bytes | None = None
+    reply_token: str = ""
     id: int = 0
 
 
@@ -91,9 +93,12 @@ class Spool:
         """Commit the mails to the spool, in one transaction."""
         with self._writing() as connection:
             connection.executemany(
-                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw, sealed)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [(a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw, a.sealed) for a in arrivals],
+                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw, a.sealed, a.reply_token)
+                    for a in arrivals
+                ],
             )
 
     def waiting(self, most: int) -> list[Arrival]:
@@ -102,7 +107,7 @@ class Spool:
             return []  # no intake has written here yet: leave the file unmade
         with self._lock:
             rows = self._open().execute(
-                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, sealed, id FROM arrivals"
+                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token, id FROM arrivals"
                 " WHERE id > ? ORDER BY id LIMIT ?",
                 (self._admitted_through, most),
             ).fetchall()
@@ -158,8 +163,11 @@ class Spool:
             connection.set_synchronous("FULL")  # a 250 holds through a power cut too
             connection.execute("PRAGMA secure_delete=ON")  # removed mail (passwords) is zeroed in the file
             connection.execute(_SCHEMA)
-            if "sealed" not in {column[1] for column in connection.execute("PRAGMA table_info(arrivals)")}:
+            columns = {column[1] for column in connection.execute("PRAGMA table_info(arrivals)")}
+            if "sealed" not in columns:
                 connection.execute("ALTER TABLE arrivals ADD COLUMN sealed BLOB")  # a spool made before sealing
+            if "reply_token" not in columns:  # a spool made before reply addresses
+                connection.execute("ALTER TABLE arrivals ADD COLUMN reply_token TEXT NOT NULL DEFAULT ''")
             self._connection = connection
         return self._connection
 

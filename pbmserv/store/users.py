@@ -9,13 +9,14 @@ ratings, subscriptions, vacations) go with it: the foreign keys cascade.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import Connection, delete, insert, select, update
 
 from pbmserv.store.models import Vacation
-from pbmserv.store.records import ADDRESSES, USERS, Account
+from pbmserv.store.records import ADDRESSES, BOARDS, USERS, Account
 
 VACATIONS = Vacation.__table__
 
@@ -50,15 +51,35 @@ def all_userids(connection: Connection) -> list[str]:
     return list(connection.scalars(select(USERS.c.userid).order_by(USERS.c.userid)))
 
 
+def new_reply_secret() -> str:
+    return secrets.token_hex(16)
+
+
 def insert_account(connection: Connection, userid: str, password_hash: str, created_at: datetime) -> Account:
-    values = {"userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None, "disabled_reason": ""}
+    reply_secret = new_reply_secret()
+    values = {
+        "userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None,
+        "disabled_reason": "", "reply_secret": reply_secret,
+    }
     user_id = connection.scalar(insert(USERS).values(values).returning(USERS.c.id))
     assert user_id is not None, "an INSERT ... RETURNING returns the row's id"
-    return Account(id=user_id, userid=userid, password_hash=password_hash, disabled_at=None, disabled_reason="")
+    return Account(user_id, userid, password_hash, None, "", reply_secret)
 
 
 def set_password_hash(connection: Connection, user_id: int, password_hash: str) -> None:
-    connection.execute(update(USERS).where(USERS.c.id == user_id).values(password_hash=password_hash))
+    """A new password, and with it a new reply secret: the reply addresses of earlier board mails stop working."""
+    connection.execute(
+        update(USERS).where(USERS.c.id == user_id).values(password_hash=password_hash, reply_secret=new_reply_secret())
+    )
+
+
+def seat_holder(connection: Connection, game_type: str, board: int, seat: int) -> tuple[str, str] | None:
+    """The userid and reply secret of whoever holds `seat` on the board; None if there is no such board or seat."""
+    seats = connection.scalar(select(BOARDS.c.seats).where(BOARDS.c.game_type == game_type, BOARDS.c.board == board))
+    if seats is None or not 0 <= seat < len(seats):
+        return None
+    row = connection.execute(select(USERS.c.userid, USERS.c.reply_secret).where(USERS.c.userid == seats[seat])).first()
+    return None if row is None else (row.userid, row.reply_secret)
 
 
 def set_disabled(connection: Connection, user_id: int, disabled_at: datetime | None, reason: str) -> None:

@@ -1,0 +1,60 @@
+"""A mail to a reply address -> its request: the first line the player
+wrote is a command on that board as that player, without the words the
+address stands for (game, verb, board, userid, password). No I/O.
+
+`e5` (or `move e5`, `e5 #12`) moves; `resign`, `undo`, `propose`,
+`accept`, `reject`, `show`, `moves`, `queue MOVE`, `preview MOVES`,
+`chat` and `help` work as their full commands do; the rest of the body is
+the comment (or, for `chat`, the message). A first line that starts with
+a game's name or a global command is read as the full command it is,
+with its own password.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+from typing import Any, cast
+
+from pbmserv.protocol.commands import BY_REPLY_ADDRESS
+from pbmserv.protocol.errors import EmptyCommand
+from pbmserv.protocol.global_commands import GLOBAL_PARSERS
+from pbmserv.protocol.parser import GLOBAL_ALIASES
+from pbmserv.protocol.request import Line, Request, bounded_comment, clean_subject, parse_line
+
+#: the short forms that are the full command's verb, followed by what the player wrote after it
+_VERBS = ("move", "resign", "queue", "preview", "moves", "chat")
+#: what stands for the password while the full line is read (any one word would do)
+_PLACEHOLDER = "password"
+
+
+def parse_reply(subject: str, body: str, game: str, board: int, userid: str, games: Collection[str]) -> Request:
+    """The request of a mail to the reply address of `userid` on `game` board `board`."""
+    lines = body.strip().splitlines()
+    first = clean_subject(lines[0]) if lines else ""
+    comment = bounded_comment("\n".join(lines[1:]).strip())
+    if not first:
+        return Request((Line(clean_subject(subject), error=EmptyCommand(
+            "Your reply holds no command: its first line is empty.",
+            "write your move (or resign, show, undo, chat ...) as the first line of your reply, above the quoted board",
+        )),), "")
+    words = first.split()
+    head = words[0].lower()
+    full_command = head in {name.lower() for name in games} or GLOBAL_ALIASES.get(head, head) in GLOBAL_PARSERS
+    if full_command and head != "help":
+        return Request((parse_line(first, games),), comment)
+    rest = " ".join(words[1:])
+    if head == "chat":  # the message: what follows the word, and the rest of the body
+        rest, comment = "", bounded_comment("\n".join([rest, *lines[1:]]).strip())
+    if head == "show":
+        full = f"{game} show {board}"
+    elif head == "help":
+        full = f"{game} help"
+    elif head in _VERBS:
+        full = f"{game} {head} {board} {userid} {_PLACEHOLDER} {rest}"
+    else:  # a move, or a word the full `move` command takes (resign, undo, propose, accept, reject)
+        full = f"{game} move {board} {userid} {_PLACEHOLDER} {first}"
+    line = parse_line(full.strip(), games)
+    if line.command is not None and getattr(line.command, "password", None) == _PLACEHOLDER:
+        return Request((Line(first, command=replace(cast(Any, line.command), password=BY_REPLY_ADDRESS)),), comment)
+    return Request((Line(first, command=line.command, error=line.error),), comment)

@@ -1,0 +1,69 @@
+"""A mail's commands, as its sender means them: the Subject's command (or
+a `multiple` mail's lines), or, for a mail to a player's reply address,
+the first line they wrote, as that player on that board."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from pbmserv.mail.inbound import IncomingMail, parse_mail
+from pbmserv.protocol import Line, Request, parse_request
+from pbmserv.protocol.commands import BY_REPLY_ADDRESS, GameCommand
+from pbmserv.protocol.reply import parse_reply
+from pbmserv.refusal import Refusal
+from pbmserv.service.reply_addresses import ReplyToken, is_genuine
+from pbmserv.store import users
+from pbmserv.store.key import ServerKey
+
+if TYPE_CHECKING:
+    from pbmserv.store.handles import Connection
+
+
+class StaleReplyAddress(Refusal):
+    """A mail to a reply address that is no longer genuine: its account has
+    a new password since (or the board or account is gone)."""
+
+
+def read_request(
+    connection: Connection, key: ServerKey, games: Collection[str], mail: IncomingMail, kept_token: str,
+    server_address: str,
+) -> tuple[Request, str | None]:
+    """The mail's request, and the userid its reply address vouches for
+    (None for a mail to the server's own address). Raises StaleReplyAddress."""
+    if not kept_token:
+        return parse_request(mail.subject, mail.body, games), None
+    token = ReplyToken.read(kept_token)
+    holder = users.seat_holder(connection, token.game, token.board, token.seat) if token is not None else None
+    if token is None or holder is None or not is_genuine(key, token, *holder, kept=True):
+        raise StaleReplyAddress(
+            "The address you wrote to is a reply address that no longer works: the password of its account has "
+            "changed since (or its board is gone). Nothing was done.",
+            f"reply to a newer board mail, or send the full command with your password to {server_address}",
+        )
+    userid = holder[0]
+    return parse_reply(mail.subject, mail.body, token.game, token.board, userid, games), userid
+
+
+def readable(original: bytes, games: Collection[str]) -> tuple[IncomingMail | None, Request | None]:
+    """The mail and its commands as far as they can be read (for a mail failed unprocessed)."""
+    try:
+        mail = parse_mail(original)
+    except Exception:
+        return None, None
+    try:
+        return mail, parse_request(mail.subject, mail.body, games)
+    except Exception:
+        return mail, None
+
+
+def naming_the_game(line: Line, error: Refusal) -> Refusal:
+    """The error, naming the game (and board) of the command it refuses if
+    it does not yet; for a command of a mail to a reply address, saying how
+    to write it there rather than the full command's syntax."""
+    if error.game is None and isinstance(line.command, GameCommand):
+        error.game = line.command.game
+        error.board = getattr(line.command, "board", None)
+    if getattr(line.command, "password", None) == BY_REPLY_ADDRESS and "password" in error.fix:
+        error.fix = f"reply with just your move as the first line; '{error.game} help' explains the moves"
+    return error
