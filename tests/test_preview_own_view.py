@@ -148,7 +148,7 @@ def test_parliament_previews_tell_nothing_of_the_opponent_s_preferences(runtime:
 
 def test_a_preview_in_the_set_up_does_not_cancel_against_the_opponent_s_choice(runtime: Runtime) -> None:
     sign_up(runtime)
-    previews = []
+    previews: list[tuple[str, str]] = []
     for alice_prefers in ("h5", "none"):
         send(runtime, "alice@example.org", "parliament challenge -boards=upper alice bob")
         board = 101 + len(previews)
