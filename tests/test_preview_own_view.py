@@ -214,6 +214,7 @@ def test_the_known_state_is_what_the_viewer_sees_and_the_same_whatever_the_oppon
         known = game.known_to(first, viewer)
         assert known == game.known_to(second, viewer)
         assert game.render(known, viewer) == game.render(first, viewer)
+        assert game.known_to(known, viewer) == known
         for mover in sorted(game.to_move(known)):
             for move in game.legal_moves(known, mover)[:6]:
                 game.render(game.play(known, mover, move), viewer)

@@ -174,7 +174,7 @@ def known_to(state: MajorityState, seat: int) -> MajorityState:
     lines count without it (so the completions it made are not there), and
     the opponent may play anywhere on their colour."""
     other = 1 - seat
-    square = state.hidden[other]
+    square = state.hidden_square(other)
     if square is None or state.revealed_at[other] is not None:
         return state
     lines = geometry(state.size).lines_through[square]
