@@ -107,6 +107,9 @@ class Majority(Game):
             ),
         )
 
+    def known_to(self, state: MajorityState, seat: int) -> MajorityState | None:
+        return rules.known_to(state, seat) if state.hidden_variant else None
+
     def viewpoint(self, state: MajorityState, viewer: int | None) -> int | None:
         return viewer if state.hidden_variant else None  # only hidden stones differ between views
 

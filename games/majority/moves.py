@@ -15,7 +15,7 @@ from games.majority.rules import (
     not_your_turn,
     to_move,
 )
-from games.majority.state import COLOUR, MajorityState
+from games.majority.state import COLOUR, UNKNOWN, MajorityState
 from pbmserv.gamekit import IllegalMove
 
 _SPACED_SQUARE = re.compile(r"\b([a-z])\s+(\d)")
@@ -108,6 +108,11 @@ def _read_reveal(state: MajorityState, seat: int, words: list[str]) -> Reveal | 
     """`reveal` alone, or `reveal,<square>`: reveal, then place there."""
     if not state.hidden_variant:
         raise IllegalMove("This game has no hidden stone to reveal: it was not started with -hidden.")
+    if state.hidden[seat] == UNKNOWN:
+        raise IllegalMove(
+            f"{state.players[seat]}'s hidden stone is on a square this preview does not know, "
+            "so it cannot be revealed here."
+        )
     if state.revealed_at[seat] is not None:
         raise IllegalMove(
             f"Your hidden stone is revealed already: place a stone, like {example_square(state, seat)}."

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TypeVar
 
-from games.majority.state import BLACK, COLOUR, EMPTY, SIDES, STONE, WHITE, MajorityState
+from games.majority.state import BLACK, COLOUR, EMPTY, SIDES, STONE, UNKNOWN, WHITE, MajorityState
 from pbmserv.gamekit import IllegalMove, SquareGrid
 
 #: a square of each side's colour on every board size, for examples in messages
@@ -100,7 +100,7 @@ def legal_moves(state: MajorityState, seat: int) -> list[str]:
     geo = geometry(state.size)
     if state.in_setup:
         return [f"hide {geo.labels[i]}" for i in geo.side_cells[seat]]
-    own_hidden = state.hidden[seat]
+    own_hidden = state.hidden_square(seat)
     moves = [geo.labels[i] for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden]
     if own_hidden is not None and state.revealed_at[seat] is None:
         moves.append("reveal")
@@ -144,7 +144,7 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
         state = reveal(state, seat)
     geo = geometry(state.size)
     board = state.board[:square] + STONE[seat] + state.board[square + 1 :]
-    own_hidden = state.hidden[seat]
+    own_hidden = state.hidden_square(seat)
     hidden_lines = geo.lines_through[own_hidden] if own_hidden is not None else ()
     completions = list(state.completed_at[seat])
     for line in geo.lines_through[square]:
@@ -155,8 +155,8 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
     revealed_at = state.revealed_at
     if placed == 2 * state.stones:
         revealed_at = (
-            _final_reveal(state.hidden[WHITE], revealed_at[WHITE], placed),
-            _final_reveal(state.hidden[BLACK], revealed_at[BLACK], placed),
+            _final_reveal(state.hidden_square(WHITE), revealed_at[WHITE], placed),
+            _final_reveal(state.hidden_square(BLACK), revealed_at[BLACK], placed),
         )
     return replace(
         state,
@@ -165,6 +165,26 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
         revealed_at=revealed_at,
         completed_at=_set(state.completed_at, seat, tuple(completions)),
         last=(seat, "reveal,place" if revealing else "place", square),
+    )
+
+
+def known_to(state: MajorityState, seat: int) -> MajorityState:
+    """`state` as `seat` can know it. The opponent's hidden stone, until it
+    is revealed, is hidden on an UNKNOWN square: it cannot be revealed, its
+    lines count without it (so the completions it made are not there), and
+    the opponent may play anywhere on their colour."""
+    other = 1 - seat
+    square = state.hidden_square(other)
+    if square is None or state.revealed_at[other] is not None:
+        return state
+    lines = geometry(state.size).lines_through[square]
+    completions = tuple(None if line in lines else turn for line, turn in enumerate(state.completed_at[other]))
+    last = (other, "hide", UNKNOWN) if state.last == (other, "hide", square) else state.last
+    return replace(
+        state,
+        hidden=_set(state.hidden, other, UNKNOWN),
+        completed_at=_set(state.completed_at, other, completions),
+        last=last,
     )
 
 

@@ -10,6 +10,9 @@ SIDES = ("White", "Black")
 STONE = ("W", "B")
 COLOUR = ("dark", "light")
 EMPTY = "."
+#: in `hidden`: a stone is hidden, on a square this state does not know (the
+#: state as the opponent can know it: see games.majority.rules.known_to)
+UNKNOWN = -1
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,11 @@ class MajorityState:
     #: the last action: (seat, "hide" | "reveal" | "place" | "reveal,place", cell);
     #: a reveal alone names the hidden stone's cell
     last: tuple[int, str, int] | None
+
+    def hidden_square(self, seat: int) -> int | None:
+        """The square of `seat`'s hidden stone, None if it has none or it is UNKNOWN."""
+        square = self.hidden[seat]
+        return None if square == UNKNOWN else square
 
     @property
     def in_setup(self) -> bool:

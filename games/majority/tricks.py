@@ -93,9 +93,10 @@ def knowledge(state: MajorityState, viewer: int | None) -> Knowledge:
     """The tricks and line counts as `viewer` (a seat, or None for the public)
     may know them: a hidden stone counts only once revealed, or for its owner."""
     geo = geometry(state.size)
+    squares = (state.hidden_square(WHITE), state.hidden_square(BLACK))
     known = tuple(
         square if square is not None and (state.revealed_at[seat] is not None or seat == viewer) else None
-        for seat, square in enumerate(state.hidden)
+        for seat, square in enumerate(squares)
     )
     # a side's stones stand on its own colour only, so a whole line's count is theirs
     line_texts = [state.board[line] for line in geo.line_slices]
@@ -105,7 +106,7 @@ def knowledge(state: MajorityState, viewer: int | None) -> Knowledge:
             for line in geo.lines_through[square]:
                 counts[seat][line] += 1
     now = start_of(state.placed)
-    hidden_lines = [geo.lines_through[square] if square is not None else () for square in state.hidden]
+    hidden_lines = [geo.lines_through[square] if square is not None else () for square in squares]
     tricks = tuple(
         OPEN  # most lines: nothing to judge
         if completed == (None, None)

@@ -8,7 +8,7 @@ from typing import Any
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
 from games.parliament.moves import Claim, Preferences, read_claim, read_preferences
-from games.parliament.state import State
+from games.parliament.state import State, known_to
 from games.parliament.view import render_state
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
@@ -170,6 +170,9 @@ class Parliament(Game):
             return ["prefer none"] + [f"prefer {label}" for label in labels]
         own = set(state.live_preferences(seat))
         return [label for s, label in enumerate(labels) if state.board[s] == EMPTY and s not in own]
+
+    def known_to(self, state: State, seat: int) -> State:
+        return known_to(state, seat)
 
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:

@@ -3,7 +3,7 @@ board mail."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from games.parliament.cascade import EMPTY, PREFERENCE, Event
 from games.parliament.chambers import LAYOUTS, Layout
@@ -53,3 +53,21 @@ class State:
             for s in self.live_preferences(player)
             if self.board[s] == EMPTY
         }
+
+
+def known_to(state: State, seat: int) -> State:
+    """`state` as `seat` can know it: the opponent's preferences that are
+    not revealed are left out, so those seats are ordinary empty seats.
+    Kept are the revealed ones and those both named (each player is told
+    of those); in the set-up, the opponent's choice, if sent, is none."""
+    other = 1 - seat
+    theirs = state.preferences[other]
+    if theirs is None:
+        return state
+    if state.in_setup:
+        known: tuple[int, ...] = ()
+    else:
+        cancelled = state.cancelled()
+        known = tuple(s for s in theirs if s in cancelled or state.board[s] != EMPTY)
+    preferences = tuple(known if player == other else chosen for player, chosen in enumerate(state.preferences))
+    return replace(state, preferences=preferences)

@@ -223,3 +223,14 @@ class Game:
     def is_secret_move(self, state: Any, seat: int, text: str) -> bool:
         """True when other players may only see this move as `(secret)`."""
         return self.read_move(state, seat, text).secret
+
+    # -- what one player can know -----------------------------------------
+    def known_to(self, state: Any, seat: int) -> Any | None:
+        """The state as `seat` can know it, for a `preview` from their own
+        side: their own secrets kept, every other player's secrets taken out
+        in the way the game's rules make a what-if meaningful, so that
+        nothing played or rendered on it depends on what `seat` cannot see.
+        None (the default) gives no such view: the server then previews on
+        the whole state and refuses while other players' secret moves are
+        not revealed."""
+        return None

@@ -51,14 +51,19 @@ def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     at = command.board.at_move
     showing.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
     state, moves = boards.position(ctx, game, board, at)
-    _check_no_secrets(game, board, moves, seat)
+    known = game.known_to(state, seat)
+    if known is None:
+        _check_no_secrets(game, board, moves, seat)
+    previewed = state if known is None else known
     for number, text in enumerate(command.moves, start=1):
-        state = _preview_move(game, board, state, seat, number, text)
-    return [Reply((ctx.sender,), f"{game.title} Board {board.board} preview", _preview_text(game, board, state, seat, command))]
+        previewed = _preview_move(game, board, previewed, seat, number, text)
+    text = _preview_text(game, board, previewed, seat, command, own_view=known is not None)
+    return [Reply((ctx.sender,), f"{game.title} Board {board.board} preview", text)]
 
 
 def _check_no_secrets(game: Game, board: BoardRecord, moves: list[records.MoveRecord], seat: int) -> None:
-    """A preview plays on the whole state: with others' secret moves in it, its
+    """A game without a view of what `seat` can know (`Game.known_to`) is
+    previewed on the whole state: with others' secret moves in it, its
     legality and result could give them away, so it is refused."""
     if board.result is None and any(move.secret and move.seat != seat for move in moves):
         raise ServiceError(
@@ -86,7 +91,7 @@ def _preview_move(game: Game, board: BoardRecord, state: Any, viewer: int, numbe
         ) from None
 
 
-def _preview_text(game: Game, board: BoardRecord, state: Any, viewer: int, command: Preview) -> str:
+def _preview_text(game: Game, board: BoardRecord, state: Any, viewer: int, command: Preview, *, own_view: bool) -> str:
     start = f"after move {command.board.at_move}" if command.board.at_move is not None else "as it stands"
     outcome = game.outcome(state)
     if outcome is not None:
@@ -95,9 +100,10 @@ def _preview_text(game: Game, board: BoardRecord, state: Any, viewer: int, comma
     else:
         names = views.names_and([name + "'s" for name in views.to_move_names(game, board, state)])
         result = f"It would be {names} turn."
+    unknown = " The other players' hidden parts are unknown to the preview: it plays as if they were not there." if own_view else ""
     lead = views.wrap(
         f"Preview, as {board.seats[viewer]} sees it, of board {board.board} {start} followed by "
-        f"{'; '.join(command.moves)}. Nothing is saved.",
+        f"{'; '.join(command.moves)}. Nothing is saved.{unknown}",
         hang="",
     )
     return "\n".join([views.title_line(game, board), lead, result, "", views.position(game, board, state, viewer)]) + "\n"
