@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from games.majorities import Majorities, board_for
+from games.parliament import Parliament
 from games.plurality import Plurality
 from games.synch import Synch
 from pbmserv.gamekit import Game
@@ -98,12 +99,12 @@ def test_a_bracket_on_the_last_cell_of_a_row_leaves_a_space_before_the_number():
     assert board_lines(game.render(state, None))[1] == "a    .(O O) 4"
 
 
-def test_a_plurality_mark_on_the_last_cell_of_a_row_leaves_a_space_before_the_number():
+def test_a_plurality_mark_leaves_a_space_before_the_next_cell_and_the_number():
     game = Plurality()
     state = game.play(game.new({"board": "hex", "size": "5"}, PLAYERS), 0, "c6,c7,*d8")
     lines = board_lines(game.render(state, None))
-    assert lines[3] == "c    + + + + + X<X< 8"
-    assert lines[4] == "d   + + + + + + + O< 9"
+    assert lines[3] == "c      +   +   +   +   +   X<  X<  8"
+    assert lines[4] == "d    +   +   +   +   +   +   +   O<  9"
 
 
 @pytest.mark.parametrize("size", [3, 5])
@@ -193,3 +194,42 @@ def test_other_games_keep_their_move_lists_in_columns():
     for game in (Majorities(), Plurality()):
         state = game.new({}, PLAYERS)
         assert game.move_rounds(state, []) == []
+
+
+#: a mark (last move, change, hidden preference) right against what follows it
+MARK_AGAINST_NEXT = re.compile(r"[<*?]\S")
+
+
+@pytest.mark.parametrize("options", PLURALITY_BOARDS)
+def test_a_plurality_last_drop_mark_never_touches_the_next_cell(options):
+    game = Plurality()
+    for seed in range(3):
+        for state in positions(game, options, seed, 40):
+            lines = board_lines(game.render(state, None))
+            assert max(len(line) for line in lines) <= 72
+            for line in lines:
+                assert not MARK_AGAINST_NEXT.search(line), line
+
+
+@pytest.mark.parametrize("boards", ["upper", "lower", "both"])
+def test_a_parliament_mark_never_touches_the_next_seat(boards):
+    game = Parliament()
+    for seed in range(3):
+        for state in positions(game, {"boards": boards}, seed, 120):
+            for viewer in (None, 0, 1):
+                rendered = game.render(state, viewer)
+                assert max(len(line) for line in rendered.splitlines()) <= 72
+                chambers = rendered.split("\n\n")[1:-1]
+                for line in "\n".join(chambers).splitlines():
+                    if ROW_LINE.match(line):
+                        assert not MARK_AGAINST_NEXT.search(line), line
+
+
+def test_parliament_stacks_the_chambers_with_each_seat_three_columns_wide():
+    game = Parliament()
+    state = game.play(game.new({}, PLAYERS), 0, "prefer U:c4")
+    state = game.play(state, 1, "prefer none")
+    state = game.play(state, 0, "U:d4")
+    rendered = game.render(state, 0)
+    assert "\n4 .  .  r? R< .  .  .  .  .  .  4\n" in rendered
+    assert rendered.index("Upper chamber") < rendered.index("\n\nLower chamber")
