@@ -37,3 +37,21 @@ def test_psychomachia_help_explains_reveal_on_the_own_square_and_a_hidden_comple
     assert '"reveal,d4" with your stone hidden on d4) reads as "reveal" alone' in text
     assert "rested on their own hidden stone" in text
     assert "your time starts only when they reveal" in text
+
+
+def test_psychomachia_lists_stones_as_its_hidden_stone_leaves_them(runtime: Runtime) -> None:
+    text = _one_reply(runtime, "list")
+    psychomachia = text[text.index("\npsychomachia ") : text.index("\nsynch ")]
+    assert "-stones=N where N is 1..97 (default 40)" in psychomachia
+    assert "besides the hidden one" in " ".join(psychomachia.split())
+    assert "-hidden" not in psychomachia  # it has no -hidden to name
+    majority = text[text.index("\nmajority ") : text.index("\nparliament ")]
+    assert "-stones=N where N is 1..98 (default 40)" in majority and "(one less with -hidden)" in " ".join(majority.split())
+
+
+def test_synch_help_says_a_players_two_halves_in_a_row_fit_one_multiple_mail(runtime: Runtime) -> None:
+    text = " ".join(_one_reply(runtime, "synch help").split())
+    assert "a player's halves come two in a row" in text
+    assert "Put multiple in the Subject and the two commands on lines of their own" in text
+    assert "multiple synch move 101 alice secret ne synch move 101 alice secret synch" in text
+    assert "The move list shows one line per round" in text

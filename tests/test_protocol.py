@@ -36,6 +36,8 @@ from pbmserv.protocol.errors import (
     MissingArgument,
     UnknownCommand,
 )
+from pbmserv.runtime import Runtime
+from tests.mailtools import body, send
 
 GAMES = ("majorities", "toy")
 
@@ -196,3 +198,36 @@ def test_a_reply_to_a_board_mail_without_a_command_says_where_it_goes() -> None:
     [line] = parse_request("Re: Toy Board 101 bob", "b2", GAMES).lines
     assert isinstance(line.error, UnknownCommand) and "'b2' is not a command either" in line.error.message
     assert "toy move 101 USERID PASSWORD MOVE" in line.error.fix and "Subject" in line.error.fix
+
+
+@pytest.mark.parametrize(
+    ("subject", "says", "fixed"),
+    [
+        (
+            "parliament challenge -boards upper alice bob",
+            "'-boards upper' reads upper as a player: write -boards=upper, one word.",
+            "parliament challenge -boards=upper alice bob",
+        ),
+        (
+            "synch challenge -order direction-first alice bob",
+            "write -order=direction-first, one word.",
+            "synch challenge -order=direction-first alice bob",
+        ),
+        (
+            "plurality challenge alice bob -board",
+            "-board needs its value after '=': -board=square|hex (default square).",
+            "plurality challenge alice bob -board=hex",
+        ),
+    ],
+)
+def test_an_option_written_apart_from_a_word_value_is_refused_with_how_to_write_it(
+    runtime: Runtime, subject: str, says: str, fixed: str,
+) -> None:
+    for userid in ("alice", "bob", "upper"):
+        send(runtime, f"{userid}@example.org", f"signup {userid} secret")
+    [(_, reply)] = send(runtime, "alice@example.org", subject)
+    text = " ".join(body(reply).split())
+    assert "Error" in reply["Subject"] and says in text
+    assert "players, but the challenge names 3" not in text
+    # written as one word, the same challenge starts a board
+    assert all("Error" not in message["Subject"] for _, message in send(runtime, "alice@example.org", fixed))

@@ -132,6 +132,18 @@ class Psychomachia(Majority):
     name = "psychomachia"
     title = "Psychomachia"
     fixed_options = {"hidden": None}
+    options = (
+        Majority.options[0],
+        Option(
+            "stones",
+            DEFAULT_STONES,
+            tuple(range(1, SIZES[-1] ** 2 // 2)),
+            "stones each player places besides the hidden one: at most half the squares less "
+            "one, the square the hidden stone takes; where 40 do not fit, the default is four "
+            "fifths of a player's squares",
+        ),
+        Majority.options[2],
+    )
 
 
 HELP = """\

@@ -11,7 +11,6 @@ from games.parliament.state import State
 from pbmserv.gamekit import Outcome, filled
 
 WIDTH = 72
-GAP = "    "
 CLAIM_KINDS = ("claim", "revealed")
 SEAT_SLOT = "\x01"  # stands for a seat glyph in the cached drawings
 
@@ -96,14 +95,11 @@ def _chambers(layout: Layout, board: str, own_hidden: set[int], own_glyph: str, 
         for glyph, piece in zip(glyphs[chamber.first : chamber.first + chamber.size], pieces[1:]):
             filled += (glyph, piece)
         blocks.append("".join(filled).split("\n"))
-    if len(blocks) == 1:
-        return blocks[0]
-    left, right = blocks
-    width = max(len(line) for line in left)
-    height = max(len(left), len(right))
-    left += [""] * (height - len(left))
-    right += [""] * (height - len(right))
-    return [f"{a.ljust(width)}{GAP}{b}".rstrip() for a, b in zip(left, right)]
+    # side by side the chambers would need more than 72 columns: one below the other
+    stacked = blocks[0]
+    for block in blocks[1:]:
+        stacked += ["", *block]
+    return stacked
 
 
 @cache
@@ -113,10 +109,10 @@ def _templates(layout: Layout) -> list[list[str]]:
     templates = []
     for chamber in layout.chambers:
         lines = [f"{chamber.name} chamber ({chamber.size} seats)"]
-        # A slot as wide as a cell, so that the grid keeps a space between
-        # the last column and the row numbers on the right: a seat glyph
-        # with its marker (R<, r?) never touches a label.
-        lines += chamber.grid.render(lambda cell: SEAT_SLOT * 2, hole=" ", cell_width=2)
+        # A seat and its marker (R<, r?) in a cell three columns wide, so
+        # that a space always parts them from the next seat and from the
+        # row numbers on the right.
+        lines += chamber.grid.render(lambda cell: SEAT_SLOT * 2, hole=" ", cell_width=3)
         pieces = "\n".join(lines).split(SEAT_SLOT * 2)
         templates.append(pieces)
     return templates

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from games.plurality.board import BLACK, SIDES, WHITE, Layout, bits_of, layout_for
 from games.plurality.open_drops import first_open_drop
 from games.plurality.state import PluralityState, territories, territory_points
-from pbmserv.gamekit import filled
+from pbmserv.gamekit import HexHexGrid, filled
 
 STONE_GLYPHS = ("X", "O")
 # territory in marks of another shape than the stones, never the same letter
@@ -16,8 +15,6 @@ STONE_GLYPHS = ("X", "O")
 TERRITORY_GLYPHS = ("+", "-")
 NEUTRAL_GLYPH = "."
 LAST_MOVE_MARK = "<"
-# a last-move mark right against the number that ends a row
-_MARK_ON_LABEL = re.compile(rf"{re.escape(LAST_MOVE_MARK)}(?=\d)")
 
 
 @lru_cache(maxsize=64)
@@ -36,10 +33,12 @@ def render(state: PluralityState) -> str:
     if dropped:
         for word in state.last_move.replace("*", "").split(","):
             texts[layout.cell_index(word)] += LAST_MOVE_MARK
-    lines = [
-        _MARK_ON_LABEL.sub(LAST_MOVE_MARK + " ", line)
-        for line in layout.grid.render(lambda cell: texts[layout.index[cell]])
-    ]
+    # cells far enough apart that a space always parts a last-move mark
+    # from the next cell
+    if isinstance(layout.grid, HexHexGrid):
+        lines = layout.grid.render(lambda cell: texts[layout.index[cell]], wide=True)
+    else:
+        lines = layout.grid.render(lambda cell: texts[layout.index[cell]], cell_width=3)
     black, white = territory_points(layout, state)
     names = [f"{state.players[s]} ({SIDES[s]})" for s in (BLACK, WHITE)]
     width = max(len(name) for name in names)

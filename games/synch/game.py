@@ -2,7 +2,7 @@
 
 Two markers walk a square board and draw their owners' symbols on the empty
 squares they reach. The game goes in rounds (the rules' "moves"); every
-round has two halves, each a move mail of its own: the decider's mode
+round has two halves, each a move of its own: the decider's mode
 (`synch` or `opposition`) and the directioner's compass direction, in that
 order or (with `-order=direction-first`) the other way round. The seats
 swap roles every round. The mails speak of rounds so that their numbers are
@@ -21,6 +21,7 @@ from games.synch.state import (
     DIRECTION_FIRST,
     EMPTY,
     MODE_FIRST,
+    MODES,
     SIDE_NAMES,
     Cell,
     LastMove,
@@ -190,6 +191,28 @@ class Synch(Game):
             ),
         )
 
+    # -- the move list: a line per round -----------------------------------------
+    def move_rounds(self, state: SynchState, texts: Sequence[str]) -> list[tuple[str, int]]:
+        """Read back from `state`: a round under way holds its first half;
+        a finished round holds two halves, or only the direction when the
+        decider could not step (direction-first, where it ends with the mode)."""
+        rounds: list[tuple[str, int]] = []
+        left = len(texts)
+        number = state.moves_done
+        if state.pending is not None:
+            rounds.append((f"round {number + 1}", 1))
+            left -= 1
+        while left > 0 and number > 0:
+            halves = 2 if state.order == MODE_FIRST or texts[left - 1] in MODES else 1
+            if halves > left:
+                return rounds[::-1]
+            rounds.append((f"round {number}", halves))
+            left -= halves
+            number -= 1
+        if left == 2:
+            rounds.append(("set-up", 2))
+        return rounds[::-1]
+
     # -- help -----------------------------------------------------------------
     def help(self) -> str:
         return HELP
@@ -213,8 +236,8 @@ square gets its owner's symbol. A bare square (`c3`) is read as a
 placement too.
 
 Rounds. The game is played in rounds. Every round has two halves,
-one from each player, and each half is a move mail of its own (so
-the server's move list counts two moves per round). In rounds
+one from each player, and each half is a move of its own (so the
+server's move numbers count two moves per round). In rounds
 1, 3, 5... the first player is the directioner and the second player
 the decider; in rounds 2, 4, 6... the roles swap.
   1. The decider announces `synch` or `opposition`.
@@ -249,12 +272,23 @@ Options
             skips their half and the board mail says so. Only a
             marker that moved draws a symbol.
 
-The board mail. x and o are symbols, . an empty square; a 1 or 2
-right after a square's symbol is the first or second player's
-marker, a * both markers; capitals are the symbols drawn last (by the
-last round or placement). Below the board: the symbol counts, the
-empty squares, the rounds without a new symbol, and who must send
-what next.
+The board mail. x and o are symbols, . an empty square; 1 and 2 are
+the first and second player's markers, * both markers on one square.
+A marker stands in place of its square's symbol, and the lines under
+the board say what lies beneath each one and whether the last round
+drew it. Below that: the symbol counts, the empty squares, the rounds
+without a new symbol, and who must send what next. The move list
+shows one line per round, with both halves side by side.
+
+One mail, two halves. The roles swap every round, so a player's
+halves come two in a row: the last half of one round and the first
+of the next (in the default order your direction ends a round and
+your synch or opposition opens the next). Put multiple in the
+Subject and the two commands on lines of their own in the body: the
+server carries them out in turn, as if they came one after another.
+  multiple
+  synch move 101 alice secret ne
+  synch move 101 alice secret synch
 
 Examples
   synch challenge alice bob

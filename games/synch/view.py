@@ -29,19 +29,17 @@ def render(state: SynchState) -> str:
     grid = grid_for(state.size)
     players = state.players
     markers = rules.shown_markers(state)
-    drawn_last = set(state.last.drawn) if state.last else set()
-
-    marker_glyphs: dict[Cell | None, str] = {markers[1]: MARKER_GLYPHS[1]}
-    marker_glyphs[markers[0]] = SHARED_MARKERS_GLYPH if markers[0] == markers[1] else MARKER_GLYPHS[0]
+    # A marker stands in place of its square's symbol, as a piece on a
+    # chessboard: beside the symbol it would touch the next square (two
+    # columns a square is all that fits 26 squares in 72 columns), so what
+    # lies under a marker is told below the board.
+    marker_glyphs = {cell: glyph for cell, glyph in _marker_glyphs(markers)}
 
     def glyph(cell: Cell) -> str:
-        symbol = state.marks[cell[1] * state.size + cell[0]]
-        if cell in drawn_last:
-            symbol = symbol.upper()
-        return symbol + marker_glyphs.get(cell, "")
+        return marker_glyphs.get(cell) or state.marks[index(state, cell)]
 
     lines = grid.render(glyph)
-    # a marker glyph fills its whole cell: keep the right-hand rank numbers clear of it
+    # a marker glyph is a digit: keep it clear of the right-hand rank numbers
     body_end = len(str(state.size)) + 1 + 2 * state.size
     lines[1:-1] = [f"{line[:body_end]} {line[body_end:]}" for line in lines[1:-1]]
     lines.append("")
@@ -50,9 +48,7 @@ def render(state: SynchState) -> str:
     paragraphs = [
         f"{SYMBOLS[0]} = {players[0]} ({SIDE_NAMES[0]}), "
         f"{SYMBOLS[1]} = {players[1]} ({SIDE_NAMES[1]}), {EMPTY} = empty square.",
-        f"{MARKER_GLYPHS[0]} = {players[0]}'s marker, {MARKER_GLYPHS[1]} = {players[1]}'s "
-        f"marker, {SHARED_MARKERS_GLYPH} = both markers on one square.",
-        "Capitals are the symbols drawn last.",
+        *_marker_legend(state, markers),
         f"Symbols: {players[0]} {counts[0]}, {players[1]} {counts[1]}; "
         f"{empty} square{'s' if empty != 1 else ''} empty.",
     ]
@@ -79,6 +75,32 @@ def render(state: SynchState) -> str:
         wrapped = filled(glued, WIDTH, break_on_hyphens=False)
         lines.extend(line.replace("\xa0", " ") for line in wrapped)
     return "\n".join(lines)
+
+
+def _marker_glyphs(markers: tuple[Cell | None, Cell | None]) -> list[tuple[Cell, str]]:
+    if markers[0] is not None and markers[0] == markers[1]:
+        return [(markers[0], SHARED_MARKERS_GLYPH)]
+    return [(cell, glyph) for cell, glyph in zip(markers, MARKER_GLYPHS) if cell is not None]
+
+
+def _marker_legend(state: SynchState, markers: tuple[Cell | None, Cell | None]) -> list[str]:
+    """'1 = alice's marker on c3 (an x, just drawn).', a line a marker: the
+    markers hide their squares, so the legend says what lies under each."""
+    grid = grid_for(state.size)
+    drawn_last = set(state.last.drawn) if state.last else set()
+
+    def under(cell: Cell) -> str:
+        mark = state.marks[index(state, cell)]
+        what = "empty" if mark == EMPTY else f"an {mark}"
+        return f"{what}, just drawn" if cell in drawn_last else what
+
+    if markers[0] is not None and markers[0] == markers[1]:
+        return [f"{SHARED_MARKERS_GLYPH} = both markers on {grid.label(markers[0])} ({under(markers[0])})."]
+    return [
+        f"{glyph} = {state.players[seat]}'s marker"
+        + (" (not placed yet)." if cell is None else f" on {grid.label(cell)} ({under(cell)}).")
+        for seat, (cell, glyph) in enumerate(zip(markers, MARKER_GLYPHS))
+    ]
 
 
 def _game_over(state: SynchState) -> str:

@@ -234,3 +234,13 @@ class Game:
         the whole state and refuses while other players' secret moves are
         not revealed."""
         return None
+
+    # -- how the move list reads -------------------------------------------
+    def move_rounds(self, state: Any, texts: Sequence[str]) -> list[tuple[str, int]]:
+        """The move list in rounds, a line each: (label, how many moves)
+        for each round in `texts`, oldest first, the newest round last; a
+        round that `texts` holds only in part because they begin inside
+        it is left out. `texts` are the last moves that led to `state`,
+        as everybody sees them (a secret one as `(secret)`). [] (the
+        default): no rounds, the moves run in columns."""
+        return []

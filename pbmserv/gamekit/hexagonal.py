@@ -160,12 +160,14 @@ class HexHexGrid:
         return found
 
     # -- text ------------------------------------------------------------
-    def render(self, glyph: Callable[[Cell], str]) -> list[str]:
+    def render(self, glyph: Callable[[Cell], str], *, wide: bool | None = None) -> list[str]:
         """The hexagon as text. Row letters stand on the left; cell numbers
         stand where a diagonal leaves the board: along the top-right edge for
         the upper half (cell k of every upper row lies on one slant) and
-        along the bottom-right edge for the lower half."""
-        wide = self.row_count >= 10
+        along the bottom-right edge for the lower half. Cells of a row stand
+        two columns apart, four when `wide` (the default from 10 rows on)."""
+        if wide is None:
+            wide = self.row_count >= 10
         unit = 2 if wide else 1  # characters per half cell
         margin = 3
         # one extra text line above and below the board for numbers

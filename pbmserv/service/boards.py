@@ -122,6 +122,19 @@ def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) ->
 def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     usage = syntax(game.name, "challenge")
     players = list(command.userids)
+    # `-boards upper alice bob`: a valued option given none made its value
+    # a player; say how to write it rather than count the players
+    for name, value in command.options:
+        option = next((o for o in game.options if o.name == name), None)
+        if value is not None or option is None or isinstance(option.default, bool):
+            continue
+        allowed = {str(v).lower() for v in option.allowed}
+        word = next((userid for userid in players if userid.lower() in allowed), None)
+        if word is not None:
+            raise ServiceError(
+                f"'-{name} {word}' reads {word} as a player: write -{name}={word}, one word.", usage, game=game.name,
+            )
+        raise ServiceError(f"-{name} needs its value after '=': {option.syntax()}.", usage, game=game.name)
     if not game.min_players <= len(players) <= game.max_players:
         count = (
             f"{game.min_players}" if game.min_players == game.max_players

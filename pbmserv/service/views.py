@@ -85,24 +85,51 @@ def move_text_for(move: MoveRecord, viewer: int | None, game_over: bool) -> str:
     return f"{text} {AUTO}" if move.auto else text
 
 
-def move_list(board: BoardRecord, moves: list[MoveRecord], viewer: int | None, recent: int | None) -> str:
-    """Moves in columns, oldest first; only the last `recent` unless None."""
+def move_list(
+    game: Game, board: BoardRecord, moves: list[MoveRecord], state: Any, viewer: int | None, recent: int | None,
+) -> str:
+    """Moves oldest first, a line per round where the game plays in rounds
+    (`Game.move_rounds`), else in columns; only the last `recent` (whole
+    rounds) unless None. `state` is the position the moves led to."""
     if not moves:
         return "No moves yet."
     over = board.result is not None
+    rounds = game.move_rounds(state, [SECRET if move.secret and not over else move.text for move in moves])
+    if rounds:
+        if recent is not None:
+            rounds = last_rounds(rounds, recent)
+        recent = sum(count for _, count in rounds)
     shown = moves if recent is None or len(moves) <= recent else moves[-recent:]
     entries = [
         f"{move.number:>3}. {board.seats[move.seat]} {move_text_for(move, viewer, over)}"
         for move in shown
     ]
     width = max(len(entry) for entry in entries) + 3
-    columns = max(1, LINE_WIDTH // width)
-    rows = [entries[start : start + columns] for start in range(0, len(entries), columns)]
-    lines = ["".join(entry.ljust(width) for entry in row).rstrip() for row in rows]
+    if rounds:
+        label_width = max(len(label) for label, _ in rounds)
+        lines, start = [], 0
+        for label, count in rounds:
+            halves = "".join(entry.ljust(width) for entry in entries[start : start + count])
+            lines.append(f"  {label.ljust(label_width)} {halves}".rstrip())
+            start += count
+    else:
+        columns = max(1, LINE_WIDTH // width)
+        rows = [entries[start : start + columns] for start in range(0, len(entries), columns)]
+        lines = ["".join(entry.ljust(width) for entry in row).rstrip() for row in rows]
     header = "Moves:"
     if recent is not None and len(shown) < board.move_count:
         header = f"Moves (the last {len(shown)} of {board.move_count}; 'show {board.board}' lists all):"
     return "\n".join([header, *lines])
+
+
+def last_rounds(rounds: list[tuple[str, int]], most: int) -> list[tuple[str, int]]:
+    """The last whole rounds holding at most `most` moves (at least one round)."""
+    kept, moves = 0, 0
+    for _, count in reversed(rounds):
+        if kept and moves + count > most:
+            break
+        kept, moves = kept + 1, moves + count
+    return rounds[-kept:]
 
 
 def proposal_noun(proposal: dict[str, Any]) -> str:
@@ -140,7 +167,7 @@ def board_mail(
     parts.append(status_line(game, board, state))
     parts += rating_lines(board)
     parts.append("")
-    parts.append(move_list(board, moves, viewer, None if board.result is not None else recent))
+    parts.append(move_list(game, board, moves, state, viewer, None if board.result is not None else recent))
     parts.append("")
     parts.append(position(game, board, state, viewer))
     if subscribers:

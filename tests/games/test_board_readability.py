@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from games.majorities import Majorities, board_for
+from games.parliament import Parliament
 from games.plurality import Plurality
+from games.synch import Synch
 from pbmserv.gamekit import Game
 
 PLAYERS = ["alice", "bob"]
@@ -97,12 +99,12 @@ def test_a_bracket_on_the_last_cell_of_a_row_leaves_a_space_before_the_number():
     assert board_lines(game.render(state, None))[1] == "a    .(O O) 4"
 
 
-def test_a_plurality_mark_on_the_last_cell_of_a_row_leaves_a_space_before_the_number():
+def test_a_plurality_mark_leaves_a_space_before_the_next_cell_and_the_number():
     game = Plurality()
     state = game.play(game.new({"board": "hex", "size": "5"}, PLAYERS), 0, "c6,c7,*d8")
     lines = board_lines(game.render(state, None))
-    assert lines[3] == "c    + + + + + X<X< 8"
-    assert lines[4] == "d   + + + + + + + O< 9"
+    assert lines[3] == "c      +   +   +   +   +   X<  X<  8"
+    assert lines[4] == "d    +   +   +   +   +   +   +   O<  9"
 
 
 @pytest.mark.parametrize("size", [3, 5])
@@ -124,3 +126,110 @@ def test_majorities_says_what_the_numbers_around_the_board_are(size):
             continue
         placed = board_lines(game.render(game.play(state, 0, label), None))
         assert placed[1 + row].index("(X)") + 1 == label_column - row
+
+
+#: a marker or last-move mark with no space between it and the next square
+SYNCH_TOUCHING = re.compile(r"[12*<?]\S")
+
+
+@pytest.mark.parametrize("options", [{"size": "4"}, {"size": "26"}, {"size": "8", "order": "direction-first"}])
+def test_a_synch_marker_never_touches_the_next_square(options):
+    game = Synch()
+    for seed in range(3):
+        for state in positions(game, options, seed, 60):
+            lines = board_lines(game.render(state, None))
+            assert max(len(line) for line in lines) <= 72
+            for line in lines[1:-1]:
+                cells = line.split(None, 1)[1].rsplit(None, 1)[0]
+                assert not SYNCH_TOUCHING.search(cells), line
+
+
+def test_the_synch_legend_says_what_lies_under_each_marker():
+    game = Synch()
+    state = game.new({"size": "4"}, PLAYERS)
+    for move in ("place c3", "place d3", "opposition", "s"):
+        state = game.play(state, min(game.to_move(state)), move)
+    rendered = game.render(state, None)
+    assert board_lines(rendered)[1:5] == ["4 . . . 2  4", "3 . . x o  3", "2 . . 1 .  2", "1 . . . .  1"]
+    assert "1 = alice's marker on c2 (an x, just drawn)." in rendered
+    assert "2 = bob's marker on d4 (an o, just drawn)." in rendered
+
+
+def synch_texts(game: Game, options: Mapping[str, str], seed: int, turns: int) -> tuple[Any, list[str]]:
+    """The position after a random game and the move texts that led there."""
+    rng = random.Random(seed)
+    state = game.new(options, PLAYERS)
+    texts = []
+    for _ in range(turns):
+        if game.outcome(state) is not None:
+            break
+        seat = min(game.to_move(state))
+        texts.append(rng.choice(game.legal_moves(state, seat)))
+        state = game.play(state, seat, texts[-1])
+    return state, texts
+
+
+@pytest.mark.parametrize("order", ["mode-first", "direction-first"])
+def test_synch_lists_its_moves_a_round_a_line(order):
+    game = Synch()
+    for seed in range(20):
+        state, texts = synch_texts(game, {"size": "4", "order": order}, seed, 40)
+        rounds = game.move_rounds(state, texts)
+        assert sum(count for _, count in rounds) == len(texts)
+        assert rounds[0] == ("set-up", 2)
+        assert [label for label, _ in rounds[1:]] == [f"round {n}" for n in range(1, len(rounds))]
+        start = 2
+        for _, count in rounds[1:]:
+            halves = texts[start : start + count]
+            # a mode and a direction, or a lone direction whose decider could not step
+            assert sorted(text in ("synch", "opposition") for text in halves) in ([False, True], [False])
+            start += count
+        # the last moves alone: the round they begin inside is left out
+        tail = texts[-5:]
+        cut = game.move_rounds(state, tail)
+        assert cut == rounds[-len(cut) :] and len(tail) - sum(count for _, count in cut) <= 1
+
+
+def test_other_games_keep_their_move_lists_in_columns():
+    for game in (Majorities(), Plurality()):
+        state = game.new({}, PLAYERS)
+        assert game.move_rounds(state, []) == []
+
+
+#: a mark (last move, change, hidden preference) right against what follows it
+MARK_AGAINST_NEXT = re.compile(r"[<*?]\S")
+
+
+@pytest.mark.parametrize("options", PLURALITY_BOARDS)
+def test_a_plurality_last_drop_mark_never_touches_the_next_cell(options):
+    game = Plurality()
+    for seed in range(3):
+        for state in positions(game, options, seed, 40):
+            lines = board_lines(game.render(state, None))
+            assert max(len(line) for line in lines) <= 72
+            for line in lines:
+                assert not MARK_AGAINST_NEXT.search(line), line
+
+
+@pytest.mark.parametrize("boards", ["upper", "lower", "both"])
+def test_a_parliament_mark_never_touches_the_next_seat(boards):
+    game = Parliament()
+    for seed in range(3):
+        for state in positions(game, {"boards": boards}, seed, 120):
+            for viewer in (None, 0, 1):
+                rendered = game.render(state, viewer)
+                assert max(len(line) for line in rendered.splitlines()) <= 72
+                chambers = rendered.split("\n\n")[1:-1]
+                for line in "\n".join(chambers).splitlines():
+                    if ROW_LINE.match(line):
+                        assert not MARK_AGAINST_NEXT.search(line), line
+
+
+def test_parliament_stacks_the_chambers_with_each_seat_three_columns_wide():
+    game = Parliament()
+    state = game.play(game.new({}, PLAYERS), 0, "prefer U:c4")
+    state = game.play(state, 1, "prefer none")
+    state = game.play(state, 0, "U:d4")
+    rendered = game.render(state, 0)
+    assert "\n4 .  .  r? R< .  .  .  .  .  .  4\n" in rendered
+    assert rendered.index("Upper chamber") < rendered.index("\n\nLower chamber")

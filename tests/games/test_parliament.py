@@ -585,7 +585,7 @@ def test_board_mail_shows_both_chambers_counts_thresholds_and_legend():
     state = GAME.play(state, RED, "L:c4")
     text = GAME.render(state, RED)
     assert all(len(line) <= 72 for line in text.splitlines())
-    assert "Upper chamber (76 seats)    Lower chamber (150 seats)" in text
+    assert "Upper chamber (76 seats)\n" in text and "\n\nLower chamber (150 seats)\n" in text
     assert "R = Red seat (alice)" in text and "B = Blue seat (bob)" in text
     assert "Upper: Red 0, Blue 0, empty 76" in text
     assert "Lower: Red 1, Blue 0, empty 149" in text
@@ -594,8 +594,8 @@ def test_board_mail_shows_both_chambers_counts_thresholds_and_legend():
     assert "Next: bob (Blue) claims" in text
     assert "r? = your hidden preference" in text
     assert "Your hidden preferences: U:c4." in text
-    assert "4 . . r?. ." in text  # U:c4 as Red sees it
-    assert "4 . . R<. ." in text  # L:c4 marked as the last claim
+    assert "4 .  .  r? .  ." in text  # U:c4 as Red sees it
+    assert " 4 .  .  R< .  ." in text  # L:c4 marked as the last claim
     assert "r?" not in GAME.render(state, BLUE) and "b?" in GAME.render(state, BLUE)
     assert "?" not in GAME.render(state, None)
     assert "Your hidden preferences: L:h5." in GAME.render(state, BLUE)
@@ -607,20 +607,20 @@ def test_every_flip_of_the_last_turn_is_listed_and_marked():
     after = GAME.play(state, RED, "c2 then c3")
     text = GAME.render(after, None)
     assert "Then, in order: c3 to Blue, b2 to Red." in text
-    assert "2 b R*R<B" in text
-    assert "3 R R B*B" in text
+    assert "2 b  R* R< B" in text
+    assert "3 R  R  B* B" in text
 
 
 def test_a_marked_seat_in_the_last_column_keeps_clear_of_the_row_number():
     state = started("upper", red="prefer j4")
     state = GAME.play(state, RED, "j2")
     text = GAME.render(state, RED)
-    assert "2 . . . . . . . . . R< 2" in text
-    assert "4 . . . . . . . . . r? 4" in text
-    assert "1   . . . . . . . .    1" in text  # every row number in line
+    assert "2 .  .  .  .  .  .  .  .  .  R< 2" in text
+    assert "4 .  .  .  .  .  .  .  .  .  r? 4" in text
+    assert "1    .  .  .  .  .  .  .  .     1" in text  # every row number in line
     both = GAME.render(GAME.play(started("both", red="prefer L:q5"), RED, "U:j6"), RED)
-    assert "6 . . . . . . . . . R< 6     6 . " in both
-    assert ". r? 5" in both
+    assert "6 .  .  .  .  .  .  .  .  .  R< 6\n" in both
+    assert ".  r? 5" in both
     assert all(len(line) <= 72 for line in both.splitlines())
 
 

@@ -77,7 +77,7 @@ def square_glyph(state: PluralityState, label: str) -> str:
     file, rank = grid.parse(label)
     lines = board_part(GAME.render(state, None))
     line = lines[1 + state.size - 1 - rank]
-    column = len(str(state.size)) + 1 + 2 * file
+    column = len(str(state.size)) + 1 + 3 * file
     return line[column : column + 2].strip()
 
 
@@ -559,7 +559,7 @@ def test_hex_drop_may_not_form_a_rhombus():
     assert "no four stones of any colours may form a rhombus" in reason
     assert frozenset({"b3", "b4", "c4"}) not in drops(state)
     rendered = GAME.render(state, None)
-    assert "X<O<" in rendered and "c3,d3" in rendered
+    assert "X<  O<" in rendered and "c3,d3" in rendered
 
 
 def test_hex_territory_uses_hex_adjacency():

@@ -383,14 +383,17 @@ def test_both_markers_on_the_same_empty_square_draw_nothing():
     assert mark_at(state, "d3") == "."
     assert state.quiet_moves == 1
     board = GAME.render(state, None)
-    assert "3 . . . .*. . . .  3" in board
+    assert "3 . . . * . . . .  3" in board
+    assert "* = both markers on d3 (empty)." in board
     assert "Both markers landed on empty d3, so nobody drew there." in flat(board)
 
 
 def test_shared_square_holding_a_symbol_shows_both_markers():
     picture = "\n".join(["........"] * 5 + ["...x....", "........", "........"])
     state = play_all(position(picture, alice="c3", bob="e3"), "opposition", "e")
-    assert "3 . . . x*. . . .  3" in GAME.render(state, None)
+    board = GAME.render(state, None)
+    assert "3 . . . * . . . .  3" in board
+    assert "* = both markers on d3 (an x)." in board
     assert mark_at(state, "d3") == "x"
 
 
@@ -500,7 +503,8 @@ def test_direction_first_decider_answers_keeping_their_own_marker_on_the_board()
     assert "alice already went n: send opposition." in refusal(state, 1, "e")
     board = GAME.render(state, None)
     # the directioner has stepped already; the square is marked at the end of the move
-    assert "2 . . . .1. . . .  2" in board
+    assert "2 . . . 1 . . . .  2" in board
+    assert "1 = alice's marker on d2 (empty)." in board
     assert "alice went n to d2 (marked when the round ends)." in flat(board)
     assert "bob must send opposition." in board
     state = GAME.play(state, 1, "opposition")
@@ -552,11 +556,12 @@ def test_render_shows_legend_counts_and_last_move():
     board = GAME.render(state, None)
     lines = board.splitlines()
     assert lines[0] == "  a b c d e f g h"
-    assert lines[2] == "7 . . . . . . O2.  7"  # capital: drawn on the last move
-    assert lines[5] == "4 . . . X1. . . .  4"
+    assert lines[2] == "7 . . . . . . 2 .  7"
+    assert lines[5] == "4 . . . 1 . . . .  4"
     assert lines[6] == "3 . . x . . . . .  3"
     assert "x = alice (X), o = bob (O), . = empty square." in board
-    assert "1 = alice's marker, 2 = bob's marker, * = both markers on one square." in board
+    assert "1 = alice's marker on d4 (an x, just drawn)." in board
+    assert "2 = bob's marker on g7 (an o, just drawn)." in board
     assert "Symbols: alice 2, bob 2; 60 squares empty." in board
     assert "Last round (1): alice (directioner) went ne from c3 to d4" in flat(board)
     assert "bob (decider) went in synch, ne from f6 to g7" in flat(board)
@@ -572,8 +577,8 @@ def test_render_fits_72_columns_on_the_largest_board():
     )
     board = GAME.render(state, None)
     assert max(len(line) for line in board.splitlines()) <= 72
-    assert board.splitlines()[1].endswith(". x1  26"), "a full last cell moves the rank numbers out"
-    assert board.splitlines()[26].startswith(" 1 O2. ")
+    assert board.splitlines()[1].endswith(". 1  26"), "a marker keeps a space before the rank number"
+    assert board.splitlines()[26].startswith(" 1 2 . ")
 
 
 def test_help_covers_rules_options_and_challenge():
@@ -616,11 +621,17 @@ def board_matches_state(game: Game, state: object) -> None:
         marker = markers[directioner]
         assert marker is not None
         markers[directioner] = SquareGrid(state.size, state.size).step(marker, state.pending)
+    grid = SquareGrid(state.size, state.size)
     for cell, text in shown.items():
-        assert text[0].lower() == state.marks[cell[1] * state.size + cell[0]]
-        here = {seat for seat in (0, 1) if markers[seat] == cell}
-        assert text[1] == {frozenset(): " ", frozenset({0}): "1", frozenset({1}): "2",
-                           frozenset({0, 1}): "*"}[frozenset(here)]
+        mark = state.marks[cell[1] * state.size + cell[0]]
+        here = frozenset(seat for seat in (0, 1) if markers[seat] == cell)
+        glyph = {frozenset({0}): "1", frozenset({1}): "2", frozenset({0, 1}): "*"}.get(here)
+        # a marker stands in place of the symbol, which the legend names;
+        # nothing touches the next square
+        assert text == f"{glyph or mark} "
+        if glyph is not None:
+            under = "empty" if mark == "." else f"an {mark}"
+            assert f"{glyph} = " in board and f"on {grid.label(cell)} ({under}" in board
 
 
 @settings(max_examples=25, deadline=None)
