@@ -121,7 +121,7 @@ def test_parliament_previews_answer_while_the_opponent_s_preferences_are_hidden(
     assert UNKNOWN_TO_IT in flat(text)
     assert "It would be alice's turn." in text
     # h5, alice's hidden preference, is an ordinary seat to bob's preview; his own d4 is his
-    assert "5 . . . . R B . B<. .  5" in text and "4 . . . b?R . . . . .  4" in text
+    assert "5 .  .  .  .  R  B  .  B< .  .  5" in text and "4 .  .  .  b? R  .  .  .  .  .  4" in text
     assert "Named as a preference by both players, so an ordinary seat: g7." in text
     # alice's own view keeps her preferences: she may not claim one, and bob claiming one reveals it
     _, refused = preview(runtime, "parliament", board, "alice", "h5")
