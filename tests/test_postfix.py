@@ -234,11 +234,14 @@ def test_relay_to_serve_and_replies_out_through_postfix(public_dir: Path, tmp_pa
                 refused = client.sendmail("alice@example.org", [GAME, "other@example.test"], player_mail("alice@example.org", "help"))
             assert set(refused) == {"other@example.test"}, refused
             wait_for(lambda: len(sink.accepted) >= 2, "the replies at the players' server", postfix.log)
+            replies = {str(m["Subject"]): m for m in received(sink)}
+            with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
+                client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "signup bob secret2"))
+            reply_to_play(postfix, sink)
         finally:
             serve.terminate()
             serve.wait(timeout=30)
             postfix.stop()
-    replies = {str(m["Subject"]): m for m in received(sink)}
     assert set(replies) == {"pbmserv signup alice", "pbmserv help"}, replies.keys()
     for message in replies.values():
         assert message["To"] == "alice@example.org" and message["From"] == GAME
@@ -260,13 +263,44 @@ def test_pipe_to_receive_as_another_user(public_dir: Path) -> None:
             with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
                 client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "signup bob secret2"))
             wait_for(lambda: len(sink.accepted) >= 1, "the reply at the players' server", postfix.log)
+            [reply] = received(sink)
+            reply_to_play(postfix, sink)
         finally:
             postfix.stop()
-    [reply] = received(sink)
     assert reply["Subject"] == "pbmserv signup bob", reply.get_content()
     assert reply["To"] == "bob@example.org"
     assert "Welcome, bob." in reply.get_content()
     assert (data / "pbmserv.db").stat().st_uid == user.pw_uid, "pbmserv ran as the pipe's user"
+
+
+def reply_to_play(postfix: Postfix, sink: ScriptedSink) -> None:
+    """bob (signed up) challenges carol; carol answers her board mail with
+    the move alone, to its Reply-To, and it is played; a forged reply
+    address is bounced to its sender."""
+    def mails_to(address: str) -> list[EmailMessage]:
+        return [mail for mail in received(sink) if str(mail["To"]) == address]
+
+    with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
+        client.sendmail("carol@example.org", [GAME], player_mail("carol@example.org", "signup carol secret3"))
+        wait_for(lambda: len(mails_to("carol@example.org")) == 1, "carol's signup", postfix.log)
+        client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "majorities challenge carol bob"))
+        wait_for(lambda: len(mails_to("carol@example.org")) == 2, "carol's board mail", postfix.log)
+        board_mail = mails_to("carol@example.org")[1]
+        address = str(board_mail["Reply-To"])
+        assert address.startswith("games+majorities-") and address.endswith("@example.test"), address
+        move = board_mail.get_content().rstrip().rsplit(" ", 1)[1]  # the example move of the line to paste
+        answer = BytesParser(policy=policy.SMTP).parsebytes(player_mail("carol@example.org", f"Re: {board_mail['Subject']}"))
+        answer.replace_header("To", address)
+        answer.set_content(f"{move}\n\nbob wrote:\n> {board_mail.get_content().splitlines()[0]}\n")
+        client.sendmail("carol@example.org", [address], answer.as_bytes())
+        wait_for(lambda: len(mails_to("carol@example.org")) == 3, "carol's move played", postfix.log)
+        assert "It is bob's turn." in mails_to("carol@example.org")[2].get_content()
+        forged = address.rsplit("-", 1)[0] + "-" + "a" * 16 + "@example.test"
+        client.sendmail("mallory@example.org", [forged], player_mail("mallory@example.org", "a1"))
+        wait_for(lambda: mails_to("mallory@example.org") != [], "the bounce of a forged reply address", postfix.log)
+    [bounce] = mails_to("mallory@example.org")
+    report = " ".join(bounce.as_string().split())
+    assert "Status: 5.1.1" in report and "not a valid reply address" in report
 
 
 def make_pipe_venv(venv: Path) -> None:

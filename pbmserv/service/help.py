@@ -65,8 +65,13 @@ Commands for each game (replace GAME by its name):
 {game_commands}
 
 Verbs and userids may be in any case; passwords may not. Re: and Fwd: in
-front of a Subject are ignored, so you can answer a board mail with your
-move. 'help COMMAND' explains one command, 'help GAME' one game.
+front of a Subject are ignored.
+
+The quickest way to move: reply to the board mail and write just your
+move as the first line (e.g. c1, or resign, show, undo, accept, chat).
+Each board mail comes from a reply address of your own, which stands for
+your password on that board; a new password makes the old ones stop
+working. 'help COMMAND' explains one command, 'help GAME' one game.
 """
 
 

@@ -4,8 +4,8 @@ without a password.
 
 The address is the server's with a plus part, `pbmserv+GAME-BOARD-SEAT-MAC@host`
 (the seat counted from 1). The MAC is a code only the server's key can make
-(`ServerKey.code`) over the game, the board, the player's userid and the
-account's reply secret, which every new password draws anew: whoever knows
+(`ServerKey.code`) over the game, the board, the seat, the player's userid
+and the account's reply secret, which every new password draws anew: whoever knows
 an address can play that seat on that board, and nothing else, until the
 player's next password. 16 letters of a 32-letter alphabet: 80 bits, and a
 guess costs an SMTP command that is refused.
@@ -52,7 +52,8 @@ class ReplyToken:
 
 
 def token_for(key: ServerKey, game: str, board: int, seat: int, userid: str, secret: str) -> ReplyToken:
-    return ReplyToken(game, board, seat, key.code("reply address", game, str(board), userid, secret, length=MAC_CHARS))
+    code = key.code("reply address", game, str(board), str(seat), userid, secret, length=MAC_CHARS)
+    return ReplyToken(game, board, seat, code)
 
 
 def reply_address(server_address: str, token: ReplyToken) -> str:
