@@ -418,7 +418,7 @@ def test_a_sealed_mail_the_key_cannot_open_is_failed_with_an_apology(runtime: Ru
     """A server whose key file was replaced cannot open what the old key
     sealed: each such mail is answered and failed, and the queue goes on."""
     runtime.intake.store(make_mail("alice@example.org", "signup alice secret1"))
-    runtime.processor.__dict__["key"] = ServerKey(b"another key of 32 bytes, really!")
+    runtime.processor.__dict__["key"] = runtime.intake.__dict__["key"] = ServerKey(b"another key of 32 bytes, really!")
     replies = send(runtime, "bob@example.org", "help")
     subjects = {recipient: str(message["Subject"]) for recipient, message in replies}
     assert subjects == {"alice@example.org": "pbmserv Error", "bob@example.org": "pbmserv help"}

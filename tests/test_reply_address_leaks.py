@@ -193,10 +193,7 @@ class Server:
         comment = f"{userid} thinks hard." if self.rng.random() < 0.2 else ""
         by_reply = self.can_reply(userid, game) and (not game.by_reply or self.rng.random() < 0.6)
         if by_reply:
-            # a first line that starts with a game's name is read as that game's full command (synch's
-            # move `synch`): the reply says `move synch`, as `move e5` may be written for `e5`
-            written = f"move {line}" if line.split()[0] in GAMES else line
-            out = self.reply(userid, game, written, comment)
+            out = self.reply(userid, game, line, comment)
             game.by_reply.append((board.move_count + 1, seat, text))
         else:
             out = self.send(userid, f"{game.name} move {game.number} {userid} {self.passwords[userid]} {line}", comment)
@@ -395,10 +392,6 @@ PASSED_ON = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "found by this file: a reply address its owner writes into a comment, chat or message is passed on to the "
-    "opponent and the subscribers as written, while a password written there is masked"
-))
 @pytest.mark.parametrize("case", PASSED_ON)
 def test_reply_address_written_in_a_body_is_not_passed_on(case: str, runtime: Runtime) -> None:
     server = Server(runtime, random.Random(case), {userid: f"pw-{userid}" for userid in ("alice", "bob", SUBSCRIBER)})

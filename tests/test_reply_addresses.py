@@ -18,6 +18,20 @@ import pytest
 from sqlalchemy import select
 
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend
+from pbmserv.protocol.commands import (
+    BY_REPLY_ADDRESS,
+    BoardRef,
+    Chat,
+    Command,
+    GameHelp,
+    Move,
+    Moves,
+    Proposal,
+    Queue,
+    Resign,
+    ShowBoards,
+)
+from pbmserv.protocol.reply import parse_reply
 from pbmserv.runtime import Runtime
 from pbmserv.service.reply_addresses import (
     ReplyToken,
@@ -214,3 +228,31 @@ def test_what_is_kept_of_a_reply_holds_no_code(toy_boards: Runtime) -> None:
         assert code.encode() not in done.raw and b"pbmserv+toy-101-2-********@localhost" in done.raw
     token = ReplyToken.read(bob.partition("+")[2].partition("@")[0])
     assert token is not None and token.mac == code
+
+
+# -- what a reply's first line means -----------------------------------------------------
+@pytest.mark.parametrize(("first", "expected"), [
+    ("a1", Move("toy", 101, "alice", BY_REPLY_ADDRESS, "a1")),
+    ("move a1 #4", Move("toy", 101, "alice", BY_REPLY_ADDRESS, "a1", 4)),
+    ("synch", Move("toy", 101, "alice", BY_REPLY_ADDRESS, "synch")),  # a game's name alone is a move (synch has one)
+    ("resign #3", Resign("toy", 101, "alice", BY_REPLY_ADDRESS, 3)),
+    ("undo", Proposal("toy", 101, "alice", BY_REPLY_ADDRESS, "undo")),
+    ("accept", Proposal("toy", 101, "alice", BY_REPLY_ADDRESS, "accept")),
+    ("queue c3", Queue("toy", 101, "alice", BY_REPLY_ADDRESS, "c3")),
+    ("moves", Moves("toy", 101, "alice", BY_REPLY_ADDRESS)),
+    ("show", ShowBoards("toy", (BoardRef(101),))),
+    ("help", GameHelp("toy")),
+    ("toy move 102 alice secret1 b2", Move("toy", 102, "alice", "secret1", "b2")),  # a full command: its own password
+])
+def test_a_reply_s_first_line_is_a_command_on_its_board_as_its_player(first: str, expected: Command) -> None:
+    request = parse_reply("Re: Toy Board 101 bob", f"{first}\nnice game\n", "toy", 101, "alice", ["toy", "synch"])
+    [line] = request.lines
+    assert line.command == expected and line.text == first
+    assert request.comment == "nice game" and request.passwords == (() if "secret1" not in first else ("secret1",))
+
+
+def test_a_reply_s_chat_is_its_text_and_an_empty_reply_is_explained() -> None:
+    chat = parse_reply("Re: x", "chat see you\ntomorrow\n", "toy", 101, "alice", ["toy"])
+    assert chat.lines[0].command == Chat("toy", 101, "alice", BY_REPLY_ADDRESS) and chat.comment == "see you\ntomorrow"
+    empty = parse_reply("Re: x", "\n\n", "toy", 101, "alice", ["toy"])  # the body as read: quotes already gone
+    assert empty.lines[0].error is not None and "first line" in empty.lines[0].error.fix

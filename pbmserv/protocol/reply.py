@@ -7,7 +7,8 @@ address stands for (game, verb, board, userid, password). No I/O.
 `chat` and `help` work as their full commands do; the rest of the body is
 the comment (or, for `chat`, the message). A first line that starts with
 a game's name or a global command is read as the full command it is,
-with its own password.
+with its own password (a game's name alone, or followed by what is not
+one of its commands, is a move: synch has a move called `synch`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pbmserv.protocol.errors import EmptyCommand
 from pbmserv.protocol.global_commands import GLOBAL_PARSERS
 from pbmserv.protocol.parser import GLOBAL_ALIASES
 from pbmserv.protocol.request import Line, Request, bounded_comment, clean_subject, parse_line
+from pbmserv.protocol.syntax import GAME_SYNTAX
 
 #: the short forms that are the full command's verb, followed by what the player wrote after it
 _VERBS = ("move", "resign", "queue", "preview", "moves", "chat")
@@ -40,8 +42,8 @@ def parse_reply(subject: str, body: str, game: str, board: int, userid: str, gam
         )),), "")
     words = first.split()
     head = words[0].lower()
-    full_command = head in {name.lower() for name in games} or GLOBAL_ALIASES.get(head, head) in GLOBAL_PARSERS
-    if full_command and head != "help":
+    names_a_game = head in {name.lower() for name in games} and len(words) > 1 and words[1].lower() in GAME_SYNTAX
+    if names_a_game or (GLOBAL_ALIASES.get(head, head) in GLOBAL_PARSERS and head != "help"):
         return Request((parse_line(first, games),), comment)
     rest = " ".join(words[1:])
     if head == "chat":  # the message: what follows the word, and the rest of the body

@@ -17,6 +17,7 @@ from pbmserv.refusal import Refusal
 from pbmserv.service.context import Reply
 from pbmserv.service.masking import mask, masked_copy, nothing_kept
 from pbmserv.service.rates import Pause
+from pbmserv.service.reply_addresses import mask_addresses
 from pbmserv.service.views import wrap
 
 if TYPE_CHECKING:
@@ -168,7 +169,10 @@ def quote(mail: IncomingMail, secrets: tuple[str, ...]) -> str:
     """The sender's mail as an answer quotes it: passwords masked, at most
     QUOTED_LINES lines of at most QUOTED_LINE_CHARS characters (an error
     must not carry a stranger's text to whoever a forged sender names)."""
-    lines = [f"Subject: {mask(mail.subject, secrets)}", *([""] + mask(mail.body, secrets).splitlines() if mail.body else [])]
+    lines = [
+        f"Subject: {mask(mail.subject, secrets)}",
+        *([""] + mask_addresses(mask(mail.body, secrets)).splitlines() if mail.body else []),
+    ]
     quoted = [f"> {_cut(line, QUOTED_LINE_CHARS)}".rstrip() for line in lines[:QUOTED_LINES]]
     if len(lines) > QUOTED_LINES:
         quoted.append(f"> [... {len(lines) - QUOTED_LINES} more lines]")

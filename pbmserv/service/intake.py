@@ -19,7 +19,6 @@ from pbmserv.mail.inbound import delivery_addresses, parse_headers
 from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, parse_request
 from pbmserv.protocol.errors import UnknownCommand
-from pbmserv.protocol.request import board_mail_subject, is_multiple
 from pbmserv.service import reply_addresses
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
@@ -157,17 +156,15 @@ class Intake:
         return command_words(parse_request(headers.subject, "", self.game_names))
 
     def arrival(self, raw: bytes, envelope_sender: str | None, recipient: str = "") -> Arrival:
-        """The mail as it is stored. One that may hold passwords or a reply
-        address is stored as its headers, its Subject and reply addresses
-        masked, and the mail itself sealed with the server's key until it
-        is processed: neither the database nor its log ever holds such a
-        mail in clear. Which mails may hold passwords is told from the
-        headers alone: a mail of one command only if that command takes a
-        password (its body is a comment, in which the same passwords are
-        masked when it is passed on); a `multiple` mail, a reply to a board
-        mail (its command is the body's first line), or one whose headers
-        cannot be read, anywhere. A mail to a reply address (`recipient`)
-        keeps that address in its kept form only."""
+        """The mail as it is stored: its headers that matter, its Subject's
+        passwords and its reply addresses masked, and the mail itself
+        sealed with the server's key until it is processed. Any mail may
+        hold a password (in a reply's body, a `multiple` mail's lines, a
+        comment), and whether one does is only known once it is read: so
+        neither the database nor its log ever holds a pending mail in
+        clear. A mail to a reply address (`recipient`) keeps that address
+        in its kept form only.
+        """
         try:
             headers = parse_headers(raw)
         except Unreadable:
@@ -178,14 +175,7 @@ class Intake:
         token = reply_addresses.token_of(recipient, self.settings.address) if recipient else None
         kept_token = str(reply_addresses.kept_form(self.key, token)) if token is not None else ""
         if headers is not None:
-            secrets = self._subject_read(headers.subject).passwords
-            if (
-                not secrets and token is None and not is_multiple(headers.subject)
-                and board_mail_subject(headers.subject) is None
-                and not reply_addresses.holds_reply_address(raw.decode("latin-1"))
-            ):
-                return Arrival(self.clock(), sender, message_id, key, raw)
-            kept = masked_copy(headers, secrets, state=PENDING_SEALED)
+            kept = masked_copy(headers, self._subject_read(headers.subject).passwords, state=PENDING_SEALED)
         else:
             kept = nothing_kept(PENDING_SEALED)
         return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw), kept_token)

@@ -40,7 +40,7 @@ from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbo
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.processed import Processed, command_words, ms_since, refusal_kind
 from pbmserv.service.rates import forget_old_events
-from pbmserv.service.reply_addresses import holds_reply_address
+from pbmserv.service.reply_addresses import holds_reply_address, mask_addresses
 from pbmserv.service.requests import StaleReplyAddress, naming_the_game, read_request, readable
 from pbmserv.store import inbound
 from pbmserv.store.database import savepoint, writing
@@ -266,7 +266,7 @@ class Processor:
         mail. Returns the replies, and None if every command was carried
         out, else what kind of refusal it was, or how many were not."""
         secrets = request.passwords
-        comment = mask(request.comment, secrets)  # passed on to others, and kept with a move
+        comment = mask_addresses(mask(request.comment, secrets))  # passed on to others, and kept with a move
         if len(request.lines) == 1 and not request.unread:
             line = request.lines[0]
             try:
