@@ -24,6 +24,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from pbmserv.mail.backends import Backend, PermanentFailure, TemporaryFailure
@@ -140,10 +141,14 @@ class Delivery:
             outbox.write_outcomes(connection, self._unrecorded)
         self._unrecorded = []
 
+    @cached_property
+    def _key(self) -> ServerKey:
+        return self.key_of()
+
     def _send(self, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
         try:
-            self.backend.send(self.sender, recipient, self.key_of().unseal(raw) if is_sealed(raw) else raw)
+            self.backend.send(self.sender, recipient, self._key.unseal(raw) if is_sealed(raw) else raw)
         except (PermanentFailure, TemporaryFailure) as failure:
             return failure
         except Exception as error:  # a backend's bug must not strand the batch's other mails
