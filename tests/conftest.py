@@ -4,6 +4,7 @@ created here and dropped at the end)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,13 +17,16 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from pbmserv.config import Settings
-from pbmserv.mail.backends import MemoryBackend
+from pbmserv.mail.backends import MaildirBackend, MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
+from pbmserv.smtpd import start_listener
 from pbmserv.store.database import normalise_url, upgrade
 from pbmserv.store.models import Base
 from pbmserv.store.spool import spool_file
+from pbmserv.worker import Worker
 from tests.mailtools import send
+from tests.smtp_helpers import close_server, loop_thread
 from tests.toygame import Toy
 
 POSTGRES_URL = os.environ.get("PBMSERV_TEST_DATABASE_URL", "")
@@ -164,3 +168,19 @@ def empty_database(database_url: str, tmp_path: Path) -> Iterator[str]:
         with server.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         server.dispose()
+
+
+@pytest.fixture
+def listener(runtime: Runtime, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """pbmserv listening on a free loopback port, delivering into a real maildir."""
+    runtime.settings = replace(runtime.settings, max_message_bytes=20_000, poll_seconds=0.2)
+    runtime.processor.settings = runtime.intake.settings = runtime.settings
+    runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
+    worker = Worker(runtime)
+    worker.start()
+    with loop_thread() as loop:
+        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, worker.wake, "127.0.0.1", 0), loop).result(10)
+        port = server.sockets[0].getsockname()[1]
+        yield port, tmp_path / "outbox"
+        close_server(server, loop)
+    worker.stop()

@@ -4,10 +4,8 @@ the worker), and what is kept of it."""
 
 from __future__ import annotations
 
-import asyncio
 import smtplib
 import subprocess
-from collections.abc import Iterator
 from dataclasses import replace
 from email import policy
 from email.message import EmailMessage
@@ -17,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from pbmserv.mail.backends import MaildirBackend, MemoryBackend
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.protocol.commands import (
     BY_REPLY_ADDRESS,
     BoardRef,
@@ -43,13 +41,10 @@ from pbmserv.service.reply_addresses import (
     token_for,
     token_of,
 )
-from pbmserv.smtpd import start_listener
 from pbmserv.store import users
 from pbmserv.store.key import ServerKey, is_sealed
 from pbmserv.store.models import InboundMail, OutboxMail
-from pbmserv.worker import Worker
 from tests.mailtools import body, make_mail, send
-from tests.smtp_helpers import close_server, loop_thread
 from tests.test_cli import BIN, env_for, maildir_mails, receive
 from tests.test_smtpd import settle, wait_for_mail
 
@@ -130,25 +125,10 @@ def reply_mail(sender: str, first_line: str, *, quoted: str = "> Toy Board 101: 
 
 
 # -- through the SMTP listener --------------------------------------------------------
-@pytest.fixture
-def listening(toy_boards: Runtime, tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    runtime = toy_boards
-    runtime.settings = replace(runtime.settings, poll_seconds=0.2)
-    runtime.processor.settings = runtime.intake.settings = runtime.settings
-    runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
-    worker = Worker(runtime)
-    worker.start()
-    with loop_thread() as loop:
-        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, worker.wake, "127.0.0.1", 0), loop).result(10)
-        yield server.sockets[0].getsockname()[1], tmp_path / "outbox"
-        close_server(server, loop)
-    worker.stop()
-
-
 def test_over_smtp_a_reply_plays_and_a_forged_or_tampered_address_is_refused(
-    listening: tuple[int, Path], toy_boards: Runtime,
+    toy_boards: Runtime, listener: tuple[int, Path],
 ) -> None:
-    port, maildir = listening
+    port, maildir = listener
     bob = address_of(toy_boards, "bob", 1)
     forged = bob[:-len("@localhost") - 16] + "a" * 16 + "@localhost"
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:

@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,29 +17,11 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
 from pbmserv.config import Settings
-from pbmserv.mail.backends import MaildirBackend
 from pbmserv.runtime import Runtime
 from pbmserv.smtpd import start_listener
 from pbmserv.store.models import InboundMail
-from pbmserv.worker import Worker
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
-
-
-@pytest.fixture
-def listener(runtime: Runtime, tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    """pbmserv listening on a free loopback port, delivering into a real maildir."""
-    runtime.settings = replace(runtime.settings, max_message_bytes=20_000, poll_seconds=0.2)
-    runtime.processor.settings = runtime.intake.settings = runtime.settings
-    runtime.delivery.backend = MaildirBackend(tmp_path / "outbox")
-    worker = Worker(runtime)
-    worker.start()
-    with loop_thread() as loop:
-        server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, worker.wake, "127.0.0.1", 0), loop).result(10)
-        port = server.sockets[0].getsockname()[1]
-        yield port, tmp_path / "outbox"
-        close_server(server, loop)
-    worker.stop()
 
 
 def read_maildir(maildir: Path) -> list[bytes]:
@@ -174,11 +155,11 @@ def intake_store_locked(database_url: str) -> Iterator[None]:
         engine.dispose()
 
 
-def test_intake_answers_451_when_the_mail_cannot_be_stored(database_url: str) -> None:
+def test_intake_answers_451_when_the_mail_cannot_be_stored(database_url: str, key_file: str) -> None:
     """Another writer holds what intake stores into past the busy timeout: the mail is
     not safe with us, so the sending server is told to try again, and it is
     told within the timeout rather than left waiting."""
-    settings = Settings(database_url=database_url, mail_backend="memory", database_busy_seconds=1.0)
+    settings = Settings(database_url=database_url, mail_backend="memory", database_busy_seconds=1.0, key_file=key_file)
     runtime = Runtime(settings)
     with loop_thread() as loop, intake_store_locked(database_url):
         server = asyncio.run_coroutine_threadsafe(start_listener(runtime.intake, threading.Event(), "127.0.0.1", 0), loop).result(10)
