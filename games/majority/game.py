@@ -9,6 +9,7 @@ games.majority.moves and shown in games.majority.view.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -109,6 +110,9 @@ class Majority(Game):
 
     def known_to(self, state: MajorityState, seat: int) -> MajorityState | None:
         return rules.known_to(state, seat) if state.hidden_variant else None
+
+    def determinize(self, state: MajorityState, seat: int, rng: random.Random) -> MajorityState:
+        return rules.determinize(state, seat, rng)
 
     def viewpoint(self, state: MajorityState, viewer: int | None) -> int | None:
         return viewer if state.hidden_variant else None  # only hidden stones differ between views

@@ -4,6 +4,7 @@ revealing and placing do to a board. Who holds a trick is games.majority.tricks.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import TypeVar
@@ -186,6 +187,48 @@ def known_to(state: MajorityState, seat: int) -> MajorityState:
         completed_at=_set(state.completed_at, other, completions),
         last=last,
     )
+
+
+def determinize(state: MajorityState, seat: int, rng: random.Random) -> MajorityState:
+    """A whole state `seat` cannot tell from `state`: the opponent's
+    unrevealed hidden stone moved to a square drawn uniformly among the
+    empty squares of their colour (none of them can be ruled out: the
+    stone was hidden on an empty square and nothing is ever placed on it).
+    Only `known_to(state, seat)` is read, so the real square plays no part."""
+    other = 1 - seat
+    if state.hidden[other] is None or state.revealed_at[other] is not None:
+        return state
+    known = known_to(state, seat)
+    geo = geometry(state.size)
+    square = rng.choice([i for i in geo.side_cells[other] if known.board[i] == EMPTY])
+    completions = list(known.completed_at[other])
+    for line in geo.lines_through[square]:
+        stones = known.board[geo.line_slices[line]].count(STONE[other])
+        if stones + 1 == state.size // 2:
+            completions[line] = _completion_turn(known, other, line, rng)
+    last = (other, "hide", square) if known.last == (other, "hide", UNKNOWN) else known.last
+    return replace(
+        known,
+        hidden=_set(known.hidden, other, square),
+        completed_at=_set(known.completed_at, other, tuple(completions)),
+        last=last,
+    )
+
+
+def _completion_turn(state: MajorityState, side: int, line: int, rng: random.Random) -> int:
+    """The turn of `side`'s last stone on `line`, which completed it with
+    the hidden stone. The state keeps no order of the stones, so unless that
+    stone is the last one placed the turn is drawn among `side`'s turns that
+    could have placed it: from their n-th stone (n stones of theirs on the
+    line) up to their latest one not known to be elsewhere."""
+    geo = geometry(state.size)
+    latest = state.placed - 1 if (state.placed - 1) % 2 == side else state.placed - 2
+    if state.last is not None and state.last[:2] == (side, "place"):
+        if line in geo.lines_through[state.last[2]]:
+            return latest
+        latest -= 2  # their latest stone is elsewhere
+    on_line = state.board[geo.line_slices[line]].count(STONE[side])
+    return rng.randrange(2 * (on_line - 1) + side, latest + 1, 2)
 
 
 def _final_reveal(hidden: int | None, revealed_at: int | None, turn: int) -> int | None:

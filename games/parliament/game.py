@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
 from games.parliament.moves import Claim, Preferences, read_claim, read_preferences
-from games.parliament.state import State, known_to
+from games.parliament.state import State, determinize, known_to
 from games.parliament.view import render_state
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
@@ -173,6 +174,9 @@ class Parliament(Game):
 
     def known_to(self, state: State, seat: int) -> State:
         return known_to(state, seat)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        return determinize(state, seat, rng)
 
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:

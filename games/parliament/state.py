@@ -3,7 +3,9 @@ board mail."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, replace
+from math import comb
 
 from games.parliament.cascade import EMPTY, PREFERENCE, Event
 from games.parliament.chambers import LAYOUTS, Layout
@@ -71,3 +73,39 @@ def known_to(state: State, seat: int) -> State:
         known = tuple(s for s in theirs if s in cancelled or state.board[s] != EMPTY)
     preferences = tuple(known if player == other else chosen for player, chosen in enumerate(state.preferences))
     return replace(state, preferences=preferences)
+
+
+def determinize(state: State, seat: int, rng: random.Random) -> State:
+    """A whole state `seat` cannot tell from `state`: the opponent's hidden
+    preferences drawn anew, uniformly among every choice consistent with
+    what `seat` sees. Only `known_to(state, seat)` is read, so the real
+    choice plays no part.
+
+    A hidden preference is a seat that looks empty, is not one of `seat`'s
+    own (both naming it would have cancelled them, which `seat` is told)
+    and has a neighbour that looks empty (a surrounded one is revealed).
+    The opponent named at most the limit, those known included; and while
+    the round runs, at least one seat that looks empty is no preference."""
+    other = 1 - seat
+    if state.preferences[other] is None or state.finished_rounds:
+        return state  # nothing chosen yet, or every preference is in place since the first hung round
+    known = known_to(state, seat)
+    known_theirs = known.preferences[other] or ()
+    board, neighbours = known.board, known.layout.neighbours
+    if known.in_setup:
+        candidates = list(range(known.layout.size))
+        room = len(candidates)
+    else:
+        own = set(known.live_preferences(seat))
+        looks_empty = [s for s, mark in enumerate(board) if mark == EMPTY and s not in own]
+        candidates = [s for s in looks_empty if any(board[n] == EMPTY for n in neighbours[s])]
+        room = len(looks_empty) - 1
+    most = min(known.layout.preference_limit - len(known_theirs), len(candidates), room)
+    # every subset of at most `most` candidates equally likely: draw its size by how many there are
+    count = rng.choices(range(most + 1), weights=[comb(len(candidates), k) for k in range(most + 1)])[0]
+    drawn = rng.sample(candidates, count)
+    preferences = tuple(
+        tuple(sorted(known_theirs + tuple(drawn))) if player == other else chosen
+        for player, chosen in enumerate(known.preferences)
+    )
+    return replace(known, preferences=preferences)
