@@ -7,6 +7,7 @@ which the game creates (`new`), advances (`play`) and (de)serialises
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -244,3 +245,10 @@ class Game:
         as everybody sees them (a secret one as `(secret)`). [] (the
         default): no rounds, the moves run in columns."""
         return []
+
+    def determinize(self, state: Any, seat: int, rng: random.Random) -> Any:
+        """A full state consistent with everything `seat` can know (what
+        `render(state, seat)` shows and the public move list), every other
+        player's secret drawn at random among the possibilities; the default
+        returns the state itself (no hidden information)."""
+        return state
