@@ -1,0 +1,180 @@
+"""A bot's move for any game: determinized Monte Carlo tree search (UCT)
+over the plugin API only (`to_move`, `legal_moves`, `play`, `outcome`,
+`determinize`).
+
+Every iteration first draws a full state consistent with what the bot's
+seat can know (`Game.determinize`: other players' secrets drawn at random)
+and walks the bot's one tree on that state, so nothing the bot chooses
+depends on a secret it cannot see. Below the root, children are added one
+at a time as a node's visits grow (progressive widening), so that games
+with thousands of moves a turn still search more than one move deep. A
+playout plays random moves to the end, or to a depth at which it counts as
+a draw: the API has no way to score an unfinished game.
+
+Deterministic for one rng seed as long as the iteration budget, not the
+clock, ends the search (tests give `iterations` and ample `seconds`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbmserv.gamekit.api import Game, Outcome
+
+
+@dataclass(frozen=True)
+class Strength:
+    """How hard a bot thinks: the search stops at whichever limit comes first."""
+
+    iterations: int
+    seconds: float
+    #: moves a playout makes before it stops and counts as a draw
+    playout_depth: int
+
+
+STRENGTHS = {
+    "easy": Strength(iterations=60, seconds=0.2, playout_depth=30),
+    "normal": Strength(iterations=50_000, seconds=0.9, playout_depth=400),
+    "strong": Strength(iterations=250_000, seconds=4.5, playout_depth=2_000),
+}
+
+#: the UCB1 exploration weight, for rewards between 0 (loss) and 1 (win)
+EXPLORATION = 1.0
+#: a node may have 1 + WIDENING * sqrt(visits) children
+WIDENING = 2.0
+DRAW = 0.5
+#: hidden-information states drawn to judge whether a move wins at once
+WIN_CHECK_SAMPLES = 3
+
+
+@dataclass
+class Node:
+    """One move in the bot's tree: how often it was tried and the summed
+    reward of the seat that made it."""
+
+    visits: int = 0
+    reward: float = 0.0
+    children: dict[tuple[int, str], Node] = field(default_factory=dict)
+
+
+def choose_move(
+    game: Game,
+    state: Any,
+    seat: int,
+    *,
+    strength: str = "normal",
+    seconds: float | None = None,
+    iterations: int | None = None,
+    rng: random.Random,
+) -> str:
+    """A legal move for `seat` in canonical text, chosen from what `seat`
+    can know. `seconds` and `iterations` override the strength's limits."""
+    if strength not in STRENGTHS:
+        raise ValueError(f"unknown strength {strength!r}; one of {', '.join(STRENGTHS)}")
+    if seat not in game.to_move(state):
+        raise ValueError(f"seat {seat} is not to move")
+    legal = game.legal_moves(state, seat)
+    if len(legal) == 1:
+        return legal[0]
+    budget = STRENGTHS[strength]
+    winning = winning_move(game, state, seat, legal, rng)
+    if winning is not None:
+        return winning
+    deadline = time.perf_counter() + (budget.seconds if seconds is None else seconds)
+    root = Node()
+    for _ in range(budget.iterations if iterations is None else iterations):
+        if root.visits and time.perf_counter() >= deadline:
+            break
+        iterate(game, game.determinize(state, seat, rng), seat, root, budget.playout_depth, rng)
+    return most_visited(root, seat, legal, rng)
+
+
+def winning_move(game: Game, state: Any, seat: int, legal: Sequence[str], rng: random.Random) -> str | None:
+    """The first legal move that wins at once in every one of a few drawn
+    states (one, for a game that hides nothing), else None."""
+    samples: list[Any] = []
+    for _ in range(WIN_CHECK_SAMPLES):
+        drawn = game.determinize(state, seat, rng)
+        if not any(drawn is seen or drawn == seen for seen in samples):
+            samples.append(drawn)
+    possible = set(legal)
+    for sample in samples:
+        possible &= {move for move in game.legal_moves(sample, seat) if wins(game, sample, seat, move)}
+        if not possible:
+            return None
+    return next(move for move in legal if move in possible)
+
+
+def wins(game: Game, state: Any, seat: int, move: str) -> bool:
+    outcome = game.outcome(game.play(state, seat, move))
+    return outcome is not None and seat in outcome.winners
+
+
+def iterate(game: Game, state: Any, seat: int, root: Node, playout_depth: int, rng: random.Random) -> None:
+    """One descent of the tree on one drawn state: select by UCB1, add one
+    child, play it out, and credit every move on the way."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    outcome = game.outcome(state)
+    while outcome is None:
+        actor = seat if node is root else min(game.to_move(state))
+        moves = game.legal_moves(state, actor)
+        tried = [move for move in moves if (actor, move) in node.children]
+        if len(tried) < len(moves) and (not tried or len(node.children) < 1 + WIDENING * math.sqrt(node.visits)):
+            move = rng.choice([move for move in moves if (actor, move) not in node.children])
+            node.children[(actor, move)] = Node()
+            node = node.children[(actor, move)]
+            path.append((node, actor))
+            outcome = playout(game, game.play(state, actor, move), playout_depth, rng)
+            break
+        move = select(node, actor, tried)
+        node = node.children[(actor, move)]
+        path.append((node, actor))
+        state = game.play(state, actor, move)
+        outcome = game.outcome(state)
+    root.visits += 1
+    for child, actor in path:
+        child.visits += 1
+        child.reward += reward(outcome, actor)
+
+
+def select(node: Node, actor: int, tried: Sequence[str]) -> str:
+    """The tried move with the best UCB1 score (the first of equals)."""
+    log_visits = math.log(max(node.visits, 1))
+
+    def score(move: str) -> float:
+        child = node.children[(actor, move)]
+        return child.reward / child.visits + EXPLORATION * math.sqrt(log_visits / child.visits)
+
+    return max(tried, key=score)
+
+
+def playout(game: Game, state: Any, depth: int, rng: random.Random) -> Outcome | None:
+    """Random moves to the end, or None (a draw) after `depth` moves."""
+    for _ in range(depth):
+        outcome = game.outcome(state)
+        if outcome is not None:
+            return outcome
+        actor = min(game.to_move(state))
+        state = game.play(state, actor, rng.choice(game.legal_moves(state, actor)))
+    return game.outcome(state)
+
+
+def reward(outcome: Outcome | None, seat: int) -> float:
+    if outcome is None or not outcome.winners:
+        return DRAW
+    return 1.0 if seat in outcome.winners else 0.0
+
+
+def most_visited(root: Node, seat: int, legal: Sequence[str], rng: random.Random) -> str:
+    """The root move tried most often that is legal in the real state (the
+    best average reward among equals); a random legal move if none was tried."""
+    tried = [(move, root.children[(seat, move)]) for move in legal if (seat, move) in root.children]
+    if not tried:
+        return rng.choice(list(legal))
+    return max(tried, key=lambda pair: (pair[1].visits, pair[1].reward / pair[1].visits))[0]
