@@ -12,6 +12,9 @@ A transcript file is a sequence of blocks:
                                     then the whole body
     Welcome, alice. ...
 
+A line `=== bots` instead of a mail plays the bots' turns due now
+(`pbmserv bots --once`, each search of a fixed size, so the moves are the
+same in every run); the mails that follow are what they sent.
 A line `=== cleanup after 7 days` instead of a mail moves the clock on by
 that many days and runs one pass of reminders and forfeits (`pbmserv-admin
 cleanup`); the mails it sent follow as `--- out` blocks.
@@ -46,12 +49,16 @@ from typing import Any
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from pbmserv.service.bot_turns import play_due_turns
 from pbmserv.service.reply_addresses import ReplyToken, is_genuine
 from pbmserv.store import users
 from tests.conftest import FakeClock
 
 IN = "=== in"
 CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
+#: the bots' turns due now, each thought out with a fixed search size (`pbmserv bots --once`)
+BOTS = "=== bots"
+BOT_ITERATIONS = 300
 OUT = re.compile(r"^--- out to (\S+)$")
 SHOWN_HEADERS = ("Subject", "Reply-To", "In-Reply-To", "Auto-Submitted")
 REFUSED = re.compile(r"^--- refused: .*$")
@@ -118,7 +125,7 @@ def read(text: str) -> Transcript:
     current: list[str] | None = None
     in_output = False
     for line in text.splitlines():
-        if line == IN or CLEANUP.match(line):
+        if line in (IN, BOTS) or CLEANUP.match(line):
             current = []
             inputs.append("" if line == IN else line + "\n")
             in_output = False
@@ -171,7 +178,12 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
     for number, mail in enumerate(transcript.inputs, start=1):
         clock.advance(minutes=10)  # stays under the hourly reply caps
         cleanup = CLEANUP.match(mail.splitlines()[0])
-        if cleanup:
+        if mail.splitlines()[0] == BOTS:
+            assert runtime.catalog is not None
+            play_due_turns(runtime.engine, runtime.intake, runtime.processor.catalog, clock, iterations=BOT_ITERATIONS)
+            runtime.processor.process_pending()
+            blocks.append(BOTS)
+        elif cleanup:
             clock.advance(days=int(cleanup.group(1)))
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))

@@ -84,6 +84,35 @@ def refuse(problem: str, code: int = EX_DATAERR) -> NoReturn:
 
 
 @cli.command()
+@click.option("--once", is_flag=True, help="Play the turns due now, then stop.")
+@click.pass_obj
+def bots(settings: Settings, once: bool) -> None:
+    """Play the bots' turns: each bot to move thinks within its strength's
+    time budget, and its move is stored, played and mailed like a player's.
+    Without --once it keeps looking for turns every poll_seconds. For a
+    server run by `receive` from an MTA pipe (a service of its own, or cron
+    or a systemd timer with --once)."""
+    import time
+
+    from pbmserv.runtime import Runtime
+    from pbmserv.service.bot_turns import play_due_turns
+
+    runtime = Runtime(settings)
+    check_key(runtime.intake)
+    assert runtime.catalog is not None, "a Runtime loads its catalog"
+    try:
+        while True:
+            if play_due_turns(runtime.engine, runtime.intake, runtime.catalog, runtime.clock):
+                runtime.processor.process_pending()
+                runtime.delivery.deliver_due()
+            if once:
+                return
+            time.sleep(settings.poll_seconds)
+    finally:
+        runtime.close()
+
+
+@cli.command()
 @click.pass_obj
 def process(settings: Settings) -> None:
     """Process every pending inbound mail."""

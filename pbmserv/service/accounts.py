@@ -8,6 +8,7 @@ from dataclasses import replace
 from pbmserv.protocol import GLOBAL_SYNTAX
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.service import boards as board_commands
+from pbmserv.service.bots import BOT_USERIDS
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.views import wrap
@@ -15,7 +16,7 @@ from pbmserv.store import records, users
 from pbmserv.store.records import Account
 from pbmserv.store.users import AddressRecord
 
-RESERVED_USERIDS = frozenset({"bot", "pbmserv", "postmaster", "mailer-daemon", "all"})
+RESERVED_USERIDS = frozenset({*BOT_USERIDS, "pbmserv", "postmaster", "mailer-daemon", "all"})
 MIN_PASSWORD_LENGTH = 4
 #: the most addresses of one account: each new one may get a confirmation mail
 MOST_ADDRESSES = 5

@@ -11,7 +11,7 @@ from pbmserv.protocol.commands import (
     Move,
     Resign,
 )
-from pbmserv.service import policies, ratings, reply_addresses, subscriptions, views
+from pbmserv.service import bots, policies, ratings, reply_addresses, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.rates import HOUR
@@ -121,10 +121,10 @@ def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) ->
 # -- challenge ---------------------------------------------------------------
 def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     usage = syntax(game.name, "challenge")
-    players = list(command.userids)
+    players, given = bots.seat_bots(ctx, game, list(command.userids), command.options, usage)
     # `-boards upper alice bob`: a valued option given none made its value
     # a player; say how to write it rather than count the players
-    for name, value in command.options:
+    for name, value in given:
         option = next((o for o in game.options if o.name == name), None)
         if value is not None or option is None or isinstance(option.default, bool):
             continue
@@ -152,7 +152,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
             )
     policies.check_challenge(ctx, game, users)
     _count_challenge(ctx, game, players)
-    options = {name: value for name, value in command.options}
+    options = {name: value for name, value in given}
     try:
         state = game.new(options, players)
     except InvalidOption as error:
@@ -189,6 +189,7 @@ def _count_challenge(ctx: Context, game: Game, players: list[str]) -> None:
     their mails, for any player: a player may be named in at most
     `challenges_per_hour` new boards an hour."""
     most = ctx.settings.challenges_per_hour
+    players = [userid for userid in players if not bots.is_bot(userid)]  # anybody may play a bot at any time
     for userid in players:
         if ctx.rates.count(CHALLENGED, userid, ctx.now - HOUR) >= most:
             raise ServiceError(

@@ -123,7 +123,11 @@ def outbox_rows(
     """The outbox rows of a reply from `sender`, as an answer to `mail` (None: a mail of the server's own).
     A mail that carries a reply address waits in the outbox sealed, and is kept so once sent."""
     rows = []
+    if mail is not None and _nowhere(mail.sender):  # a bot's move: the players never saw its mail
+        mail = None
     for recipient in dict.fromkeys(reply.recipients):
+        if _nowhere(recipient):
+            continue
         message_id, raw = compose(
             sender=sender, recipient=recipient, subject=reply.subject, body=reply.body, date=now,
             in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
@@ -136,3 +140,8 @@ def outbox_rows(
             "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
         })
     return rows
+
+
+def _nowhere(address: str) -> bool:
+    """An address in `.invalid` (RFC 2606), which exists nowhere: a bot's (`service.bot_turns`)."""
+    return address.lower().endswith(".invalid")

@@ -11,7 +11,7 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Vacation as VacationCommand
-from pbmserv.service import boards, proposals, views
+from pbmserv.service import boards, bots, proposals, views
 from pbmserv.service.accounts import mail_addresses
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.errors import ServiceError
@@ -139,7 +139,7 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
         nag_days, forfeit_days = board.timers["nagtime"], board.timers["forfeittime"]
         late = {
             seat: time for seat in sorted(game.to_move(state))
-            if (time := lateness(ctx, board, board.seats[seat])) is not None
+            if not bots.is_bot(board.seats[seat]) and (time := lateness(ctx, board, board.seats[seat])) is not None
         }
         forfeiting = [seat for seat, time in late.items() if time >= forfeit_days * DAY]
         drawn = proposals.draw_at_forfeit(ctx, game, board, forfeiting[0], forfeit_days) if forfeiting else []

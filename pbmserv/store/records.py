@@ -18,7 +18,19 @@ from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import BindParameter, ColumnElement, Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Connection,
+    String,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm.exc import StaleDataError
 
 from pbmserv.store.models import Address, Board, Move, QueuedMove, User
@@ -166,6 +178,13 @@ def running_board_ids(connection: Connection) -> list[int]:
     return list(connection.scalars(
         select(BOARDS.c.id).where(BOARDS.c.status == "active").order_by(BOARDS.c.game_type, BOARDS.c.board)
     ))
+
+
+def running_boards_seating(connection: Connection, prefix: str) -> list[BoardRecord]:
+    """The running boards with a player whose userid starts with `prefix`
+    (and perhaps some more: the seats are matched as JSON text)."""
+    seats = cast(BOARDS.c.seats, String)
+    return _boards(connection, BOARDS.c.status == "active", seats.like(f'%"{prefix}%'))
 
 
 def running_boards_among(connection: Connection, board_ids: list[int]) -> list[BoardRecord]:

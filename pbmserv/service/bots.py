@@ -1,0 +1,59 @@
+"""The server's bots as players: who they are, and how a challenge seats one.
+
+A challenge that names `bot` seats the bot of the strength `-bot=easy|normal|strong`
+asks for (normal by default): `bot`, `bot-easy` or `bot-strong`, each an
+account of its own, so each has its own rating per game. The account is
+made when a challenge first names it, with a password nobody knows and no
+address: no mail is ever sent to a bot, and timers never nag or forfeit
+one. Its moves come as mails to its reply address, like any player's
+(`service.bot_turns`).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from pbmserv.gamekit import Game
+from pbmserv.service.context import Context
+from pbmserv.service.errors import ServiceError
+from pbmserv.store import users
+
+#: the bot's userid for each strength
+STRENGTHS = {"easy": "bot-easy", "normal": "bot", "strong": "bot-strong"}
+BOT_USERIDS = frozenset(STRENGTHS.values())
+#: the challenge option that picks the strength
+STRENGTH_OPTION = "bot"
+
+
+def is_bot(userid: str) -> bool:
+    return userid.lower() in BOT_USERIDS
+
+
+def strength_of(userid: str) -> str:
+    return next(strength for strength, bot in STRENGTHS.items() if bot == userid.lower())
+
+
+def seat_bots(
+    ctx: Context, game: Game, players: list[str], options: tuple[tuple[str, str | None], ...], usage: str,
+) -> tuple[list[str], tuple[tuple[str, str | None], ...]]:
+    """The challenge's players with `bot` read as the bot of the strength
+    asked for, and its options without `-bot`; makes the bots' accounts
+    on first use."""
+    asked = [value for name, value in options if name == STRENGTH_OPTION]
+    rest = tuple((name, value) for name, value in options if name != STRENGTH_OPTION)
+    strength = asked[-1] if asked else "normal"
+    if strength is None or strength.lower() not in STRENGTHS:
+        raise ServiceError(
+            f"-bot={strength or ''} is not a strength of the bot.", f"write -bot=easy, -bot=normal or -bot=strong; {usage}",
+            game=game.name,
+        )
+    if asked and not any(player.lower() == "bot" for player in players):
+        raise ServiceError(
+            "-bot chooses how well the bot plays, but the challenge does not name the bot.",
+            f"name bot among the players, e.g. '{game.name} challenge -bot={strength} alice bot'", game=game.name,
+        )
+    seated = [STRENGTHS[strength.lower()] if player.lower() == "bot" else player for player in players]
+    for userid in seated:
+        if is_bot(userid) and ctx.find_user(userid) is None:
+            users.insert_account(ctx.connection, userid, ctx.passwords.hash(secrets.token_urlsafe(24)), ctx.now)
+    return seated, rest
