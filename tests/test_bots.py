@@ -4,9 +4,13 @@ mail is ever sent to it."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import time
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from pathlib import Path
 
 from sqlalchemy import select
 
@@ -17,7 +21,8 @@ from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail, OutboxMail
 from tests.conftest import FakeClock
-from tests.mailtools import body, send
+from tests.mailtools import body, make_mail, send
+from tests.test_cli import BIN, env_for, maildir_mails, receive
 
 ITERATIONS = 50  # a fixed search: the same moves in every run
 
@@ -110,3 +115,21 @@ def test_timers_never_nag_the_bot(runtime: Runtime, clock: FakeClock) -> None:
     send(runtime, "alice@example.org", "toy challenge bot alice")
     clock.advance(days=30)
     assert runtime.processor.run_timers() == []
+
+
+def test_a_bots_runner_killed_while_thinking_loses_no_turn_and_plays_none_twice(tmp_path: Path) -> None:
+    """`pbmserv bots --once` killed (SIGKILL) in the middle of its search,
+    then run again: the bot's turn is played exactly once."""
+    for subject in ("signup alice secret1", "toy challenge -bot=strong bot alice"):
+        assert receive(tmp_path, make_mail("alice@example.org", subject)).returncode == 0
+    runner = subprocess.Popen([BIN / "pbmserv", "bots", "--once"], env=env_for(tmp_path), cwd=tmp_path, stderr=subprocess.PIPE)
+    time.sleep(2.0)  # imports and the start of the strong bot's search of about 4.5 s
+    runner.kill()
+    runner.wait(timeout=30)
+    assert runner.returncode == -signal.SIGKILL
+    again = subprocess.run([BIN / "pbmserv", "bots", "--once"], env=env_for(tmp_path), cwd=tmp_path, capture_output=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert subprocess.run([BIN / "pbmserv", "bots", "--once"], env=env_for(tmp_path), cwd=tmp_path, timeout=120).returncode == 0
+    boards = [mail for mail in maildir_mails(tmp_path) if str(mail["Subject"]).startswith("Toy Board 101")]
+    assert [str(mail["Subject"]) for mail in boards] == ["Toy Board 101 alice"]
+    assert "1. bot-strong" in body(boards[0]) and "2. " not in body(boards[0])
