@@ -55,6 +55,7 @@ def _child_process(
 ) -> None:
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    from pbmserv.bot_player import BotPlayer
     from pbmserv.deliverer import Deliverer
     from pbmserv.loop import Loop
     from pbmserv.runtime import Runtime  # here, in the child: the games are loaded with it
@@ -66,8 +67,10 @@ def _child_process(
         worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress)
         if stuck_mail is not None:
             _give_up(runtime, stuck_mail)
-    else:
+    elif role == "deliverer":
         worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake)
+    else:
+        worker = BotPlayer(runtime, pipes.wake)
     # SIGTERM asks the loop to stop after the round under way. An exception
     # raised from the handler would surface wherever the process happens to
     # be, and where the database driver or the pool catches it while
@@ -106,8 +109,9 @@ def _stuck_mail(settings: Settings, worker: multiprocessing.process.BaseProcess,
 
 
 async def serve(intake: Intake) -> None:
-    """Listen in this process; process mail in a worker process and deliver
-    in a third. Runs until SIGTERM or SIGINT."""
+    """Listen in this process; process mail in a worker process, deliver
+    in a third and think out the bots' moves in a fourth. Runs until
+    SIGTERM or SIGINT."""
     settings = intake.settings
     host, _, port = settings.listen.rpartition(":")
     # The senders of the mails a thread is storing wait for its commit, with
@@ -138,9 +142,9 @@ async def serve(intake: Intake) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
     try:
-        for role in ("worker", "deliverer"):
+        for role in ("worker", "deliverer", "bots"):
             children[role] = start(role)
-        _log_start(settings, children["worker"].pid, children["deliverer"].pid)
+        _log_start(settings, children["worker"].pid, children["deliverer"].pid, children["bots"].pid)
         while not stopping.is_set():
             try:
                 await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
@@ -162,7 +166,7 @@ async def serve(intake: Intake) -> None:
         except TimeoutError:
             log.warning("SMTP sessions still open at stop; closing them")
         # the deliverer first: the worker writes what it handed back last before it leaves
-        for role in ("deliverer", "worker"):
+        for role in ("bots", "deliverer", "worker"):
             if role in children:
                 await _stop_child(children[role])
         log.info("pbmserv stopped; %s", ", ".join(
@@ -179,16 +183,17 @@ async def _stop_child(child: multiprocessing.process.BaseProcess) -> None:
         await asyncio.to_thread(child.join)
 
 
-def _log_start(settings: Settings, worker_pid: int | None, deliverer_pid: int | None) -> None:
+def _log_start(settings: Settings, worker_pid: int | None, deliverer_pid: int | None, bots_pid: int | None) -> None:
     """The settings an operator looks for first, the database password hidden."""
     database = without_password(settings.database_url)
     where = {"smtp": f" to {settings.relay}", "maildir": f" {settings.maildir}"}.get(settings.mail_backend, "")
     mail = settings.mail_backend + where
     log.info(
-        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s",
-        settings.listen, settings.address, database, mail, key_path(settings), worker_pid, deliverer_pid,
+        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s, bots pid %s",
+        settings.listen, settings.address, database, mail, key_path(settings), worker_pid, deliverer_pid, bots_pid,
         extra={
             "listen": settings.listen, "address": settings.address, "database": database, "mail": mail,
             "key_file": str(key_path(settings)), "worker_pid": worker_pid, "deliverer_pid": deliverer_pid,
+            "bots_pid": bots_pid,
         },
     )

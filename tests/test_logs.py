@@ -239,26 +239,26 @@ def test_serve_logs_its_start_each_mail_from_its_worker_and_its_stop(
     assert count(database_url, InboundMail.id, InboundMail.status == "done") == 1
     lines = own_lines(log)
     database = make_url(with_a_password(database_url)).render_as_string(hide_password=True)
-    pids = re.search(r"worker pid (\d+), deliverer pid (\d+)", log)
+    pids = re.search(r"worker pid (\d+), deliverer pid (\d+), bots pid (\d+)", log)
     assert pids is not None, log
-    worker, deliverer = map(int, pids.groups())
-    assert {worker, deliverer} == children
+    worker, deliverer, bots = map(int, pids.groups())
+    assert {worker, deliverer, bots} == children
     if log_format == "json":
         entries = [json.loads(line) for line in lines]
         lines = [f"{entry['logger']}[{entry.get('role', '')}]: {entry['message']}" for entry in entries]
         [start] = [entry for entry in entries if entry["message"].startswith("pbmserv listening")]
         assert start["listen"] == f"127.0.0.1:{server.port}" and start["database"] == database
-        assert (start["worker_pid"], start["deliverer_pid"]) == (worker, deliverer)
+        assert (start["worker_pid"], start["deliverer_pid"], start["bots_pid"]) == (worker, deliverer, bots)
     [start_line] = [line for line in lines if "pbmserv listening" in line]
     assert start_line.endswith(
         f"pbmserv.supervisor{'[]' if log_format == 'json' else ''}: pbmserv listening on 127.0.0.1:{server.port} "
         f"for pbmserv@localhost; database {database}; mail smtp to 127.0.0.1:{relay}; key file {tmp_path / 'pbmserv.key'}; "
-        f"worker pid {worker}, deliverer pid {deliverer}"
+        f"worker pid {worker}, deliverer pid {deliverer}, bots pid {bots}"
     ), start_line
     [processed] = [line for line in lines if "inbound 1" in line]
     assert re.search(r"processor\[worker\]: inbound 1 from alice@example\.org: signup: done in \d+ ms$", processed), processed
     [delivery] = [line for line in lines if "outbox 1" in line]
     assert re.search(rf"delivery\[deliverer\]: outbox 1 .* attempt 1 failed: relay 127\.0\.0\.1:{relay}: ", delivery), delivery
     assert lines[-2].endswith("pbmserv stopping on SIGTERM"), lines
-    stopped = f"pbmserv stopped; worker pid {worker} exit code 0, deliverer pid {deliverer} exit code 0"
+    stopped = f"pbmserv stopped; worker pid {worker} exit code 0, deliverer pid {deliverer} exit code 0, bots pid {bots} exit code 0"
     assert lines[-1].endswith(stopped), lines

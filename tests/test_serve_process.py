@@ -93,12 +93,34 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
     assert sorted(numbers) == sorted({(board_id, 1) for board_id, _ in numbers})
 
 
+def test_serve_plays_the_bot_once_though_its_processes_are_killed_while_it_thinks(database_url: str, tmp_path: Path) -> None:
+    """The strong bot thinks for seconds: every child of `serve` (the bots'
+    process, the worker, the deliverer) is killed in the middle of it. The
+    new ones play the bot's turn, once."""
+    server = ServeProcess(database_url, tmp_path).start()
+    try:
+        assert server.process is not None
+        serve_pid = server.process.pid
+        server.send(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")
+        server.send(make_mail("alice@example.org", "toy challenge -bot=strong bot alice"), "alice@example.org")
+        wait_until(lambda: len(server.mails()) == 2)  # the welcome, the new board
+        time.sleep(1.5)  # the bot is thinking
+        for pid in child_pids(serve_pid):
+            os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: len(server.mails()) == 3, 60)
+        time.sleep(2 * 0.2 + 1)  # a second move would come within a few polls
+    finally:
+        server.stop()
+    assert count(database_url, Move.id) == 1
+    assert len(server.mails()) == 3 and any(b"1. bot-strong" in mail for mail in server.mails())
+
+
 def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(database_url: str, tmp_path: Path) -> None:
     server = ServeProcess(database_url, tmp_path).start()
     try:
         assert server.process is not None
         serve_pid = server.process.pid
-        wait_until(lambda: len(child_pids(serve_pid)) == 2)
+        wait_until(lambda: len(child_pids(serve_pid)) == 3)  # the worker, the deliverer, the bots
         killed = child_pids(serve_pid)
         for pid in killed:
             os.kill(pid, signal.SIGKILL)

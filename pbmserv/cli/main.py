@@ -91,7 +91,7 @@ def bots(settings: Settings, once: bool) -> None:
     time budget, and its move is stored, played and mailed like a player's.
     Without --once it keeps looking for turns every poll_seconds. For a
     server run by `receive` from an MTA pipe (a service of its own, or cron
-    or a systemd timer with --once)."""
+    or a systemd timer with --once); `serve` plays the bots itself."""
     import time
 
     from pbmserv.runtime import Runtime

@@ -103,12 +103,18 @@ def turn_mail(turn: Turn, move: str, now: datetime) -> bytes:
 
 def play_due_turns(
     engine: Engine, intake: Intake, catalog: Catalog, clock: Clock, *, iterations: int | None = None,
+    skip: set[tuple[str, int, int]] | None = None,
 ) -> int:
-    """Think out every bot turn due now and store each move as a mail
-    (the worker plays it); returns how many. `iterations` (tests,
-    transcripts) fixes the search's size, and with it the moves."""
+    """Think out every bot turn due now and hand each move in as a mail
+    (intake: the arrival spool on SQLite, else the database; the worker
+    plays it); returns how many. `iterations` (tests, transcripts) fixes
+    the search's size, and with it the moves. `skip` holds the turns
+    (game, board, move number) handed in before and not to be thought out
+    again, and gets those handed in now."""
     with reading(engine) as connection:
         turns = due_turns(connection, catalog, intake.key, intake.settings.address)
+    if skip is not None:
+        turns = [turn for turn in turns if (turn.game.name, turn.board.board, turn.number) not in skip]
     for turn in turns:
         started = time.monotonic()
         move = think(turn, iterations=iterations)
@@ -116,5 +122,7 @@ def play_due_turns(
             "%s on %s board %s, move %s: %s (thought %.2f s)",
             turn.userid, turn.game.name, turn.board.board, turn.number, move, time.monotonic() - started,
         )
-        intake.store(turn_mail(turn, move, clock()), None, turn.reply_to)
+        intake.accept([(turn_mail(turn, move, clock()), None, turn.reply_to)])
+        if skip is not None:
+            skip.add((turn.game.name, turn.board.board, turn.number))
     return len(turns)
