@@ -82,10 +82,10 @@ def choose_move(
     if len(legal) == 1:
         return legal[0]
     budget = STRENGTHS[strength]
+    deadline = time.perf_counter() + (budget.seconds if seconds is None else seconds)
     winning = winning_move(game, state, seat, legal, rng)
     if winning is not None:
         return winning
-    deadline = time.perf_counter() + (budget.seconds if seconds is None else seconds)
     root = Node()
     for _ in range(budget.iterations if iterations is None else iterations):
         if root.visits and time.perf_counter() >= deadline:
