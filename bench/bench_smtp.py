@@ -3,6 +3,7 @@ to a bare aiosmtpd handler that only parses and discards, driven by the same
 client.
 
     .venv/bin/python bench/bench_smtp.py [--sessions 8] [--games 40] [--rate 200] [--seconds 10] [--rounds 3]
+                                         [--bot-boards 0]
 
 Warm-up: two moves on every board, so that what follows measures a server
 that has been running (modules imported, every player's password check
@@ -27,7 +28,10 @@ from the client starting to send a mail to three points: its 250 (SMTP
 intake); its replies and outcome written to the database with its batch
 (`processed_at`, taken just before the batch commits); and its first reply
 written into the maildir (delivered, as a player would see it).
-Players use the production argon2id cost.
+Players use the production argon2id cost. With `--bot-boards N`, N more
+boards have the strong bot to move (about 4.5 s of thinking each), so
+that `serve`'s bots process thinks all through the run: compare with 0 for
+what the bots cost the players' mail.
 """
 
 from __future__ import annotations
@@ -106,15 +110,17 @@ def move_scripts(games: int) -> list[list[tuple[str, bytes]]]:
     return scripts
 
 
-def prepare(database_url: str, games: int) -> None:
+def prepare(database_url: str, games: int, bot_boards: int) -> None:
     runtime = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog([GAME]), backend=MemoryBackend())
     runtime.upgrade_schema()
     for number in range(PLAYERS):
         runtime.intake.store(mail(f"p{number}@example.org", f"signup p{number} pw-p{number}"))
+    flags = " ".join(f"-{k}={v}" for k, v in OPTIONS.items())
     for board in range(101, 101 + games):
         players = [f"p{(board * 2) % PLAYERS}", f"p{(board * 2 + 1) % PLAYERS}"]
-        flags = " ".join(f"-{k}={v}" for k, v in OPTIONS.items())
         runtime.intake.store(mail("setup@example.org", f"majority challenge {flags} {' '.join(players)}"))
+    for number in range(bot_boards):  # after the players' boards: their numbers stay 101..
+        runtime.intake.store(mail("setup@example.org", f"majority challenge {flags} -bot=strong bot p{number % PLAYERS}"))
     runtime.processor.process_pending()
     runtime.close()
 
@@ -159,10 +165,10 @@ def split(scripts: list[list[tuple[str, bytes]]], sessions: int, per_board: slic
 
 
 def serve_processes(pid: int) -> list[tuple[str, int]]:
-    """`pbmserv serve` (SMTP intake) and its worker and delivery processes (spawned in that order)."""
+    """`pbmserv serve` (SMTP intake) and its worker, delivery and bots processes (spawned in that order)."""
     children = sorted(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
     spawned = [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
-    return [("intake", pid), *zip(("worker", "delivery"), spawned)]
+    return [("intake", pid), *zip(("worker", "delivery", "bots"), spawned)]
 
 
 def cpu_seconds(pid: int) -> dict[str, float]:
@@ -324,12 +330,15 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bot-boards", type=int, default=0,
+                        help="boards on which the strong bot is to move: serve's bots process thinks all along")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="pbmserv-bench-"))
     database_url = f"sqlite:///{workdir / 'bench.db'}"
-    print(f"preparing {args.games} boards of majority {OPTIONS} for {PLAYERS} players in {workdir}")
-    prepare(database_url, args.games)
+    print(f"preparing {args.games} boards of majority {OPTIONS} for {PLAYERS} players"
+          f" and {args.bot_boards} with the strong bot to move, in {workdir}")
+    prepare(database_url, args.games, args.bot_boards)
     scripts = move_scripts(args.games)
     warm_up_moves, saturation_moves = 2, 40  # per board
     fixed_moves = int(args.rate * args.seconds / args.games) + 1

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 WATCHDOG_SECONDS = 5.0
 STOP_GRACE_SECONDS = 10.0
 GIL_SWITCH_SECONDS = 0.0005
+#: how much lower the bots' process is scheduled than the others (the most `nice` allows)
+BOTS_NICENESS = 19
 
 
 def listening_intake(settings: Settings) -> Intake:
@@ -55,6 +58,14 @@ def _child_process(
 ) -> None:
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    # SIGTERM asks the loop to stop after the round under way; one that comes
+    # while the process is still starting (loading the games) is kept for
+    # the loop. An exception raised from the handler would surface wherever
+    # the process happens to be, and where the database driver or the pool
+    # catches it while cleaning up, it turns into an ordinary error and the
+    # stop is lost.
+    stop_asked = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop_asked.set())
     from pbmserv.bot_player import BotPlayer
     from pbmserv.deliverer import Deliverer
     from pbmserv.loop import Loop
@@ -70,12 +81,13 @@ def _child_process(
     elif role == "deliverer":
         worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake)
     else:
+        # the players' mail comes first: on a machine with few cores the
+        # bots think with what the listener, worker and deliverer leave
+        os.nice(BOTS_NICENESS)
         worker = BotPlayer(runtime, pipes.wake)
-    # SIGTERM asks the loop to stop after the round under way. An exception
-    # raised from the handler would surface wherever the process happens to
-    # be, and where the database driver or the pool catches it while
-    # cleaning up, it turns into an ordinary error and the stop is lost.
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
+    if stop_asked.is_set():
+        worker.stop()
     try:
         worker.run(parent_pid)
     finally:
