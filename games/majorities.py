@@ -237,6 +237,15 @@ class Majorities(Game):
         held_text = "all 3 directions" if len(held) == 3 else f"{len(held)} of the 3 directions"
         return Outcome(winners=(winner,), scores=scores, reason=f"{held_text} ({names})")
 
+    def tally(self, state: MajoritiesState) -> tuple[float, ...]:
+        """Lines won, a held direction counting as many more as it has lines
+        (so two held directions always outweigh any lines the other holds)."""
+        counts = tallies(state.size, state.board).values()
+        per_direction = 2 * state.size - 1
+        return tuple(
+            float(sum(t.lines_won[seat] + per_direction * (t.holder == seat) for t in counts)) for seat in (0, 1)
+        )
+
     def _winner(self, state: MajoritiesState) -> int | None:
         # only the mover gains lines, so two players never both reach two directions
         holders = [tally.holder for tally in tallies(state.size, state.board).values()]

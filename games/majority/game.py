@@ -108,6 +108,13 @@ class Majority(Game):
             ),
         )
 
+    def tally(self, state: MajorityState) -> tuple[float, ...]:
+        """The public board's points if the game ended now, White's half
+        point left out; an unrevealed hidden stone plays no part."""
+        seen = knowledge(state, None)
+        white, black = points(seen, final_holders(seen))
+        return white - 0.5, black
+
     def known_to(self, state: MajorityState, seat: int) -> MajorityState | None:
         return rules.known_to(state, seat) if state.hidden_variant else None
 

@@ -178,6 +178,15 @@ class Parliament(Game):
     def determinize(self, state: State, seat: int, rng: random.Random) -> State:
         return determinize(state, seat, rng)
 
+    def tally(self, state: State) -> tuple[float, ...]:
+        """Seats held in this round (preferences are no seats), the seats of
+        a chamber the winner must also carry counting twice."""
+        chamber = state.layout.must_hold
+        return tuple(
+            float(state.board.count(mark) + (chamber.count(state.board, mark) if chamber is not None else 0))
+            for mark in SEAT
+        )
+
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:
         return render_state(state, viewer, self.outcome(state))

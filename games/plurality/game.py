@@ -139,6 +139,12 @@ class Plurality(Game):
             ),
         )
 
+    def tally(self, state: PluralityState) -> tuple[float, ...]:
+        """The territory each side would own if the game ended now (the
+        board mail's running totals), the komi left out."""
+        black, white = territory_points(layout_for(state.board, state.size), state)
+        return float(black), float(white)
+
     # -- showing -----------------------------------------------------------------
     def viewpoint(self, state: PluralityState, viewer: int | None) -> int | None:
         return None  # nothing is hidden

@@ -136,6 +136,10 @@ class Synch(Game):
             reason=score + ending[0],
         )
 
+    def tally(self, state: SynchState) -> tuple[float, ...]:
+        """The symbols each player has on the board."""
+        return tuple(float(count) for count in state.counts())
+
     # -- the board mail -------------------------------------------------------
     def viewpoint(self, state: SynchState, viewer: int | None) -> int | None:
         return None  # the board shows only what both have sent

@@ -252,3 +252,11 @@ class Game:
         player's secret drawn at random among the possibilities; the default
         returns the state itself (no hidden information)."""
         return state
+
+    def tally(self, state: Any) -> tuple[float, ...] | None:
+        """Each seat's standing now, as the running tallies of the public
+        board show it (higher is better, comparable between seats; a
+        handicap such as a komi left out, so a new game is even): what the
+        bots score a playout by when it stops before the end. None (the
+        default): the game keeps no such tally."""
+        return None

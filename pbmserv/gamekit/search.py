@@ -8,8 +8,9 @@ and walks the bot's one tree on that state, so nothing the bot chooses
 depends on a secret it cannot see. Below the root, children are added one
 at a time as a node's visits grow (progressive widening), so that games
 with thousands of moves a turn still search more than one move deep. A
-playout plays random moves to the end, or to a depth at which it counts as
-a draw: the API has no way to score an unfinished game.
+playout plays random moves to the end, or to a depth at which it is scored
+by the game's tally (`Game.tally`: its margin squashed to a win chance), or
+counts as a draw in a game without one.
 
 Deterministic for one rng seed as long as the iteration budget, not the
 clock, ends the search (tests give `iterations` and ample `seconds`).
@@ -33,7 +34,7 @@ class Strength:
 
     iterations: int
     seconds: float
-    #: moves a playout makes before it stops and counts as a draw
+    #: moves a playout makes before it stops and is scored by the tally
     playout_depth: int
 
 
@@ -130,17 +131,19 @@ def iterate(game: Game, state: Any, seat: int, root: Node, playout_depth: int, r
             node.children[(actor, move)] = Node()
             node = node.children[(actor, move)]
             path.append((node, actor))
-            outcome = playout(game, game.play(state, actor, move), playout_depth, rng)
+            state = playout(game, game.play(state, actor, move), playout_depth, rng)
+            outcome = game.outcome(state)
             break
         move = select(node, actor, tried)
         node = node.children[(actor, move)]
         path.append((node, actor))
         state = game.play(state, actor, move)
         outcome = game.outcome(state)
+    tally = game.tally(state) if outcome is None else None
     root.visits += 1
     for child, actor in path:
         child.visits += 1
-        child.reward += reward(outcome, actor)
+        child.reward += reward(outcome, actor) if tally is None else tally_reward(tally, actor)
 
 
 def select(node: Node, actor: int, tried: Sequence[str]) -> str:
@@ -154,21 +157,30 @@ def select(node: Node, actor: int, tried: Sequence[str]) -> str:
     return max(tried, key=score)
 
 
-def playout(game: Game, state: Any, depth: int, rng: random.Random) -> Outcome | None:
-    """Random moves to the end, or None (a draw) after `depth` moves."""
+def playout(game: Game, state: Any, depth: int, rng: random.Random) -> Any:
+    """The state after random moves to the end, or after `depth` moves."""
     for _ in range(depth):
-        outcome = game.outcome(state)
-        if outcome is not None:
-            return outcome
+        if game.outcome(state) is not None:
+            return state
         actor = min(game.to_move(state))
         state = game.play(state, actor, rng.choice(game.legal_moves(state, actor)))
-    return game.outcome(state)
+    return state
 
 
 def reward(outcome: Outcome | None, seat: int) -> float:
     if outcome is None or not outcome.winners:
         return DRAW
     return 1.0 if seat in outcome.winners else 0.0
+
+
+def tally_reward(tally: Sequence[float], seat: int) -> float:
+    """A win chance for `seat` in an unfinished game, from its lead over
+    the best other seat: a lead the size of the random spread of the tallies
+    so far (the square root of their total) is worth about 0.73."""
+    mine = tally[seat]
+    best_other = max(value for other, value in enumerate(tally) if other != seat)
+    spread = math.sqrt(sum(abs(value) for value in tally) + 1.0)
+    return 1.0 / (1.0 + math.exp(-(mine - best_other) / spread))
 
 
 def most_visited(root: Node, seat: int, legal: Sequence[str], rng: random.Random) -> str:
@@ -178,3 +190,24 @@ def most_visited(root: Node, seat: int, legal: Sequence[str], rng: random.Random
     if not tried:
         return rng.choice(list(legal))
     return max(tried, key=lambda pair: (pair[1].visits, pair[1].reward / pair[1].visits))[0]
+
+
+def greedy_move(game: Game, state: Any, seat: int, rng: random.Random) -> str:
+    """A one-ply player, the yardstick the bots are measured against: a move
+    that wins at once if there is one, else one whose tally margin right
+    after it is best (at random among equals, or among all moves in a game
+    without a tally)."""
+    best: list[str] = []
+    best_margin = -math.inf
+    for move in game.legal_moves(state, seat):
+        after = game.play(state, seat, move)
+        outcome = game.outcome(after)
+        if outcome is not None and seat in outcome.winners:
+            return move
+        tally = game.tally(after)
+        margin = 0.0 if tally is None else tally[seat] - max(v for other, v in enumerate(tally) if other != seat)
+        if margin > best_margin:
+            best, best_margin = [move], margin
+        elif margin == best_margin:
+            best.append(move)
+    return rng.choice(best)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pytest
 
 from pbmserv.gamekit import Game, get_game
-from pbmserv.gamekit.search import choose_move
+from pbmserv.gamekit.search import choose_move, greedy_move
 from tests.toygame import Toy
 
 PLAYERS = ["alice", "bob"]
@@ -109,3 +109,22 @@ def test_determinize_is_the_identity_for_a_game_that_hides_nothing() -> None:
     for game, options in ((Toy(), {}), (get_game("majorities"), {"size": "3"}), (get_game("synch"), {})):
         state = random_position(game, options, random.Random(2))
         assert game.determinize(state, 0, random.Random(1)) is state
+
+
+def test_with_a_tally_the_bot_beats_the_greedy_player() -> None:
+    """Synch on 6x6 runs past the easy bot's playout depth, so its playouts
+    are scored by the symbols on the board; the greedy player takes the move
+    that draws most symbols at once."""
+    synch = get_game("synch")
+    for seed in range(4):
+        rng = random.Random(seed)
+        bot = seed % 2
+        state = synch.new({"size": "6"}, PLAYERS)
+        while (outcome := synch.outcome(state)) is None:
+            seat = min(synch.to_move(state))
+            if seat == bot:
+                move = choose_move(synch, state, seat, strength="easy", iterations=60, seconds=60, rng=rng)
+            else:
+                move = greedy_move(synch, state, seat, rng)
+            state = synch.play(state, seat, move)
+        assert outcome.winners == (bot,), f"seed {seed}: {outcome.reason}"

@@ -1,0 +1,146 @@
+"""`Game.tally` (issue 20, bot strength): each seat's standing as the public
+board's running tallies show it. Even at the start, on the winner's side at
+the end, and blind to a hidden stone nobody else can see."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from games.majority import MajorityState, Psychomachia
+from games.majority.rules import geometry
+from games.plurality.board import layout_for
+from pbmserv.gamekit import Game, get_game
+
+PLAYERS = ["alice", "bob"]
+PSYCHE = Psychomachia()
+
+OPTION_SETS: list[tuple[str, Mapping[str, str | None]]] = [
+    ("majorities", {"size": "3"}),
+    ("majorities", {"size": "5"}),
+    ("majority", {"size": "6"}),
+    ("majority", {}),
+    ("psychomachia", {"size": "6"}),
+    ("plurality", {"size": "13"}),
+    ("plurality", {"board": "hex", "size": "5"}),
+    ("parliament", {"boards": "upper"}),
+    ("parliament", {"boards": "both"}),
+    ("synch", {"size": "4"}),
+    ("synch", {"size": "8", "order": "direction-first"}),
+]
+
+
+def ids(value: object) -> str:
+    if isinstance(value, Mapping):
+        return ",".join(f"{name}={option}" for name, option in value.items()) or "defaults"
+    return str(value)
+
+
+def played_out(game: Game, state: Any, rng: random.Random) -> Any:
+    while movers := game.to_move(state):
+        seat = rng.choice(sorted(movers))
+        state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
+    return state
+
+
+def handicap(word: str, state: Any) -> tuple[float, float]:
+    """What the rules add to a side's score that the tally leaves out, so
+    that a new game is even: White's half point in Majority, the komi in
+    Plurality. Only with it added does the winner always lead the tally."""
+    if word in ("majority", "psychomachia"):
+        return 0.5, 0.0
+    if word == "plurality":
+        return 0.0, layout_for(state.board, state.size).komi
+    return 0.0, 0.0
+
+
+@pytest.mark.parametrize(("word", "options"), OPTION_SETS, ids=ids)
+def test_a_new_game_is_even(word: str, options: Mapping[str, str | None]) -> None:
+    game = get_game(word)
+    tally = game.tally(game.new(options, PLAYERS))
+    assert tally is not None and len(tally) == 2 and tally[0] == tally[1]
+
+
+def test_a_tied_territory_that_goes_to_white_shows_at_once() -> None:
+    # -ties=parity is the one option under which a new game is not even: the
+    # empty 13x13 board is one tied territory of odd size, which is White's
+    plurality = get_game("plurality")
+    assert plurality.tally(plurality.new({"ties": "parity"}, PLAYERS)) == (0.0, 169.0)
+
+
+@pytest.mark.parametrize(("word", "options"), OPTION_SETS, ids=ids)
+def test_the_winner_leads_the_tally_at_the_end(word: str, options: Mapping[str, str | None]) -> None:
+    game = get_game(word)
+    rng = random.Random(5)
+    for _ in range(3):
+        state = played_out(game, game.new(options, PLAYERS), rng)
+        outcome = game.outcome(state)
+        tally = game.tally(state)
+        assert outcome is not None and tally is not None
+        if not outcome.winners:
+            continue  # a drawn Synch or Parliament: nobody to lead
+        (winner,) = outcome.winners
+        extra = handicap(word, state)
+        assert tally[winner] + extra[winner] > tally[1 - winner] + extra[1 - winner]
+        if word in ("majority", "psychomachia", "plurality", "synch"):
+            # there the tally is the game's own score, the handicap aside
+            assert outcome.scores == (tally[0] + extra[0], tally[1] + extra[1])
+
+
+def test_majorities_counts_lines_and_held_directions() -> None:
+    majorities = get_game("majorities")
+    state = majorities.new({"size": "3"}, PLAYERS)
+    turns = [(0, "a1"), (1, "e1,e2"), (0, "a2,a3"), (1, "c1,d1"), (0, "b1,b3"), (1, "e3,d4")]
+    for seat, move in turns:
+        state = majorities.play(state, seat, move)
+    # lines won, as the board's table shows them: Black 2+2+1, White 2+1+1, no direction held
+    assert majorities.tally(state) == (5.0, 4.0)
+    state = majorities.play(state, 0, "c2,c5")
+    # Black takes a third line in every direction: 9 lines and 3 held directions of 5 lines
+    assert majorities.tally(state) == (9.0 + 3 * 5, 4.0)
+
+
+def twin_psyche_games(rng: random.Random, moves: int) -> tuple[MajorityState, MajorityState]:
+    """Two games whose only difference is where Black hid their stone, not
+    yet revealed; White's own hidden stone is revealed at some point."""
+    geo = geometry(6)
+    white_square = rng.choice(geo.side_cells[0])
+    first, second = rng.sample(geo.side_cells[1], 2)
+    games = []
+    for black_square in (first, second):
+        state = PSYCHE.new({"size": "6", "stones": "8"}, PLAYERS)
+        state = PSYCHE.play(state, 1, f"hide {geo.labels[black_square]}")
+        games.append(PSYCHE.play(state, 0, f"hide {geo.labels[white_square]}"))
+    hidden = (geo.labels[first], geo.labels[second])
+    for _ in range(moves):
+        (mover,) = PSYCHE.to_move(games[0])
+        legal = [m for m in PSYCHE.legal_moves(games[0], mover) if not any(label in m for label in hidden)]
+        if mover == 1:
+            legal = [m for m in legal if not m.startswith("reveal")]
+        if not legal:
+            break
+        move = rng.choice(legal)
+        games = [PSYCHE.play(game, mover, move) for game in games]
+    return games[0], games[1]
+
+
+def test_a_hidden_stone_never_moves_the_tally() -> None:
+    rng = random.Random(11)
+    for moves in range(16):
+        one, other = twin_psyche_games(rng, moves)
+        assert one != other
+        assert PSYCHE.render(one, None) == PSYCHE.render(other, None)
+        assert PSYCHE.tally(one) == PSYCHE.tally(other)
+
+
+def test_a_revealed_hidden_stone_counts() -> None:
+    state = PSYCHE.new({"size": "6", "stones": "8"}, PLAYERS)
+    state = PSYCHE.play(state, 1, "hide b1")
+    state = PSYCHE.play(state, 0, "hide a1")
+    hidden = PSYCHE.tally(state)
+    assert hidden == (0.0, 0.0)
+    revealed = PSYCHE.tally(PSYCHE.play(state, 0, "reveal"))
+    assert revealed[0] > revealed[1]  # White's stone now leads row 1 and file a
