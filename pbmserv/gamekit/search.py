@@ -177,10 +177,13 @@ def tally_reward(tally: Sequence[float], seat: int) -> float:
     """A win chance for `seat` in an unfinished game, from its lead over
     the best other seat: a lead the size of the random spread of the tallies
     so far (the square root of their total) is worth about 0.73."""
-    mine = tally[seat]
-    best_other = max(value for other, value in enumerate(tally) if other != seat)
     spread = math.sqrt(sum(abs(value) for value in tally) + 1.0)
-    return 1.0 / (1.0 + math.exp(-(mine - best_other) / spread))
+    return 1.0 / (1.0 + math.exp(-lead(tally, seat) / spread))
+
+
+def lead(tally: Sequence[float], seat: int) -> float:
+    """How far `seat` is ahead of the best other seat (behind: below 0)."""
+    return tally[seat] - max(value for other, value in enumerate(tally) if other != seat)
 
 
 def most_visited(root: Node, seat: int, legal: Sequence[str], rng: random.Random) -> str:
@@ -205,7 +208,7 @@ def greedy_move(game: Game, state: Any, seat: int, rng: random.Random) -> str:
         if outcome is not None and seat in outcome.winners:
             return move
         tally = game.tally(after)
-        margin = 0.0 if tally is None else tally[seat] - max(v for other, v in enumerate(tally) if other != seat)
+        margin = 0.0 if tally is None else lead(tally, seat)
         if margin > best_margin:
             best, best_margin = [move], margin
         elif margin == best_margin:
