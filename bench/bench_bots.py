@@ -43,6 +43,38 @@ small N says little yet; the largest boards and full strength are still to run):
     synch -size=8                          greedy        1-0-0        1-0-0   100   0.30   0.31   0.35
     synch -size=8 -order=direction-first   random        1-0-0        1-0-0   100   0.30   0.31   0.31
     synch -size=8 -order=direction-first   greedy        1-0-0        1-0-0   100   0.30   0.31   0.31
+
+After `Game.tally` (issue 20, item 4: a cut-off playout is scored by the
+tally margin, and the greedy player plays the best immediate tally margin,
+which makes it a far stronger yardstick than the first figure's), 2 cores,
+--games 2 --seconds 0.3 --jobs 2, one run per game word (--only), psychomachia
+not run. The small N says little; the greedy player now wins most Majority
+and Lower-chamber games, where the 80% target is far off:
+
+    bot normal, at most 0.3 s a move; 2 games per colour and opponent
+    game                                   vs      first W-D-L second W-D-L  win%  p50 s  p95 s  max s
+    majorities -size=3                     random        2-0-0        2-0-0   100   0.30   0.30   0.30
+    majorities -size=3                     greedy        1-0-1        2-0-0    75   0.30   0.30   0.30
+    majorities -size=5                     random        2-0-0        2-0-0   100   0.30   0.30   0.30
+    majorities -size=5                     greedy        2-0-0        1-0-1    75   0.30   0.30   0.31
+    majority -size=6                       random        2-0-0        2-0-0   100   0.30   0.30   0.31
+    majority -size=6                       greedy        0-0-2        1-0-1    25   0.30   0.30   0.31
+    majority                               random        2-0-0        2-0-0   100   0.30   0.31   0.31
+    majority                               greedy        0-0-2        0-0-2     0   0.30   0.30   0.31
+    plurality -size=13                     random        2-0-0        2-0-0   100   0.30   0.31   0.33
+    plurality -size=13                     greedy        2-0-0        2-0-0   100   0.30   0.31   0.32
+    plurality -board=hex -size=5           random        2-0-0        2-0-0   100   0.30   0.31   0.32
+    plurality -board=hex -size=5           greedy        1-0-1        2-0-0    75   0.30   0.30   0.31
+    parliament -boards=upper               random        2-0-0        2-0-0   100   0.30   0.31   0.31
+    parliament -boards=upper               greedy        1-0-1        2-0-0    75   0.30   0.31   0.31
+    parliament -boards=lower               random        2-0-0        2-0-0   100   0.30   0.31   0.32
+    parliament -boards=lower               greedy        0-0-2        1-0-1    25   0.30   0.31   0.31
+    synch -size=4                          random        2-0-0        2-0-0   100   0.30   0.31   0.31
+    synch -size=4                          greedy        2-0-0        2-0-0   100   0.30   0.31   0.31
+    synch -size=8                          random        2-0-0        2-0-0   100   0.30   0.31   0.32
+    synch -size=8                          greedy        1-0-1        1-0-1    50   0.30   0.31   0.32
+    synch -size=8 -order=direction-first   random        2-0-0        2-0-0   100   0.30   0.31   0.31
+    synch -size=8 -order=direction-first   greedy        2-0-0        2-0-0   100   0.30   0.30   0.30
 """
 
 from __future__ import annotations
