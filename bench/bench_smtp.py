@@ -230,6 +230,8 @@ def delivered(maildir: Path, sent_at: dict[str, float]) -> list[float]:
     for path in (maildir / "new").iterdir():
         with open(path, "rb") as handle:
             head = handle.read(4096)
+        if b"In-Reply-To: " not in head:  # a board mail after a bot's move answers no player's mail
+            continue
         answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\r\n", 1)[0].decode()
         if answered in sent_at:
             first[answered] = min(first.get(answered, float("inf")), path.stat().st_mtime)
