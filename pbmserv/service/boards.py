@@ -114,8 +114,7 @@ def mails_to_players(
 def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
     """The reply address of the player in `seat` on the board: theirs alone (`service.reply_addresses`)."""
     account = ctx.known_user(board.seats[seat])
-    token = reply_addresses.token_for(ctx.key, game.name, board.board, seat, account.userid, account.reply_secret)
-    return reply_addresses.reply_address(ctx.settings.address, token)
+    return reply_addresses.seat_address(ctx.key, ctx.settings.address, game.name, board.board, seat, account)
 
 
 # -- challenge ---------------------------------------------------------------

@@ -28,7 +28,7 @@ from pbmserv.mail.outbound import message_bytes
 from pbmserv.service import bots, reply_addresses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.intake import Clock, Intake
-from pbmserv.store import records, users
+from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.key import ServerKey
 from pbmserv.store.records import BoardRecord
@@ -69,10 +69,9 @@ def due_turns(connection: Connection, catalog: Catalog, key: ServerKey, server_a
             continue
         game = catalog.get(board.game_type)
         for seat in sorted(game.to_move(game.decode(board.state))):
-            holder = users.seat_holder(connection, game.name, board.board, seat)
-            if holder is not None and bots.is_bot(holder[0]):
-                token = reply_addresses.token_for(key, game.name, board.board, seat, *holder)
-                turns.append(Turn(game, board, seat, reply_addresses.reply_address(server_address, token)))
+            bot = records.find_account(connection, board.seats[seat]) if bots.is_bot(board.seats[seat]) else None
+            if bot is not None:
+                turns.append(Turn(game, board, seat, reply_addresses.seat_address(key, server_address, game.name, board.board, seat, bot)))
     return turns
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from pbmserv.protocol.commands import MASK
 from pbmserv.store.key import ServerKey
+from pbmserv.store.records import Account
 
 MAC_CHARS = 16
 _PLUS_PART = re.compile(r"([a-z][a-z0-9_]*)-(\d{1,9})-(\d{1,2})-([a-z2-9]{16})")
@@ -54,6 +55,11 @@ class ReplyToken:
 def token_for(key: ServerKey, game: str, board: int, seat: int, userid: str, secret: str) -> ReplyToken:
     code = key.code("reply address", game, str(board), str(seat), userid, secret, length=MAC_CHARS)
     return ReplyToken(game, board, seat, code)
+
+
+def seat_address(key: ServerKey, server_address: str, game: str, board: int, seat: int, account: Account) -> str:
+    """The reply address of `account`, the player in `seat` on the board."""
+    return reply_address(server_address, token_for(key, game, board, seat, account.userid, account.reply_secret))
 
 
 def reply_address(server_address: str, token: ReplyToken) -> str:
