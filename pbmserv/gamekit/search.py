@@ -63,6 +63,16 @@ class Node:
     children: dict[tuple[int, str], Node] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Decision:
+    """The bot's move and how the search judged it."""
+
+    move: str
+    #: the searched chance of winning after the move (a draw counts half);
+    #: None when there was nothing to judge (a single legal move)
+    win_chance: float | None
+
+
 def choose_move(
     game: Game,
     state: Any,
@@ -75,24 +85,40 @@ def choose_move(
 ) -> str:
     """A legal move for `seat` in canonical text, chosen from what `seat`
     can know. `seconds` and `iterations` override the strength's limits."""
+    return decide(game, state, seat, strength=strength, seconds=seconds, iterations=iterations, rng=rng).move
+
+
+def decide(
+    game: Game,
+    state: Any,
+    seat: int,
+    *,
+    strength: str = "normal",
+    seconds: float | None = None,
+    iterations: int | None = None,
+    rng: random.Random,
+) -> Decision:
+    """`choose_move`'s move with the search's judgement of it."""
     if strength not in STRENGTHS:
         raise ValueError(f"unknown strength {strength!r}; one of {', '.join(STRENGTHS)}")
     if seat not in game.to_move(state):
         raise ValueError(f"seat {seat} is not to move")
     legal = game.legal_moves(state, seat)
     if len(legal) == 1:
-        return legal[0]
+        return Decision(legal[0], None)
     budget = STRENGTHS[strength]
     deadline = time.perf_counter() + (budget.seconds if seconds is None else seconds)
     winning = winning_move(game, state, seat, legal, rng)
     if winning is not None:
-        return winning
+        return Decision(winning, 1.0)
     root = Node()
     for _ in range(budget.iterations if iterations is None else iterations):
         if root.visits and time.perf_counter() >= deadline:
             break
         iterate(game, game.determinize(state, seat, rng), seat, root, budget.playout_depth, rng)
-    return most_visited(root, seat, legal, rng)
+    move = most_visited(root, seat, legal, rng)
+    child = root.children.get((seat, move))
+    return Decision(move, child.reward / child.visits if child is not None and child.visits else None)
 
 
 def winning_move(game: Game, state: Any, seat: int, legal: Sequence[str], rng: random.Random) -> str | None:
