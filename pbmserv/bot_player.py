@@ -15,8 +15,8 @@ class BotPlayer(Loop):
     def __init__(self, runtime: Runtime, wake_worker: EventLike):
         super().__init__(runtime)
         self.wake_worker = wake_worker
-        #: the turns this process has handed in, not to be thought out again while the worker plays them
-        self.handed_in: set[tuple[str, int, int]] = set()
+        #: the turns and answers this process has handed in (their keys), not to be thought out again while the worker plays them
+        self.handed_in: set[str] = set()
 
     def pause(self) -> None:
         self.stopping.wait(self.runtime.settings.poll_seconds)

@@ -1,31 +1,35 @@
 """The bots' turns, outside the mail worker: which boards wait for a bot,
-its move thought out within the strength's time budget, and the move
-sent the way a player sends one, as a mail to the bot's reply address.
+its move thought out within the strength's time budget (or its
+resignation, `service.bot_manners`), and the move sent the way a player
+sends one, as a mail to the bot's reply address; likewise its answer to a
+draw offer or an undo request made to it.
 
 Nothing here writes a board. The mail is stored by intake like any other
 and played by the worker, so a bot move is stored, played once and
-mailed to the players as every move is. Its Message-ID names the board,
-the move number and the move: storing it twice (a restart, two runners)
-stores it once, and its `#N` guard lets only one move be played for a
-turn however often it is thought out again. Its sender is an address in
-`.invalid` (RFC 2606), to which nothing is ever sent (`service.output`).
+mailed to the players as every move is. Its Message-ID names the board
+as it stands (its move number and when it last changed: a move taken
+back and made again is a turn of its own) and the move: storing it twice
+(a restart, two runners) stores it once, and its `#N` guard lets only one
+move be played for a turn however often it is thought out again. An
+answer's Message-ID names the board and the proposal, not the answer, so
+a proposal is answered once however often it is judged. The sender is
+an address in `.invalid` (RFC 2606), to which nothing is ever sent
+(`service.output`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import random
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbmserv.gamekit import Game
-from pbmserv.gamekit.search import choose_move
 from pbmserv.mail.outbound import message_bytes
-from pbmserv.service import bots, reply_addresses
+from pbmserv.service import bot_manners, bots, reply_addresses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.intake import Clock, Intake
 from pbmserv.store import records
@@ -40,11 +44,13 @@ log = logging.getLogger(__name__)
 
 #: where the bots' mails come from: a domain that cannot exist
 BOT_DOMAIN = "bots.invalid"
+RESIGN = "resign"
 
 
 @dataclass(frozen=True)
 class Turn:
-    """A bot to move on a board, as the board stood when it was read."""
+    """A bot's seat on a board, as the board stood when it was read: a turn
+    to move, or a proposal to answer."""
 
     game: Game
     board: BoardRecord
@@ -60,68 +66,138 @@ class Turn:
         """The number the bot's move will have."""
         return self.board.move_count + 1
 
+    @property
+    def key(self) -> str:
+        """The board as it stands, for the bot's seat: what a mail of the
+        bot names (a board changes when a move is made or taken back, or a
+        proposal made)."""
+        stamp = self.board.updated_at.strftime("%Y%m%d%H%M%S%f")
+        return f"{self.game.name}.{self.board.board}.{self.seat + 1}.{self.number}.{stamp}"
 
-def due_turns(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
-    """Every running board's bots that are to move, oldest board first."""
-    turns = []
+    @property
+    def answer_key(self) -> str:
+        """The proposal waiting for the bot: who made it, of what, on the board as it stands."""
+        proposal = self.board.proposal
+        assert proposal is not None, "a proposal waits for the bot"
+        return f"{self.key}.{proposal['kind']}.{proposal['by'] + 1}"
+
+    @property
+    def answers_proposal(self) -> bool:
+        """Whether a proposal open on the board waits for the bot's answer."""
+        return self.board.proposal is not None and self.seat not in self.board.proposal["accepted"]
+
+    @property
+    def moves(self) -> bool:
+        """Whether the bot is to move, and has no proposal to answer first (a move would let it lapse)."""
+        return not self.answers_proposal and self.seat in self.game.to_move(self.game.decode(self.board.state))
+
+
+def bot_seats(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
+    """Every bot's seat on every running board, oldest board first."""
+    seats = []
     for board in records.running_boards_seating(connection, "bot"):
         if board.game_type not in catalog:
             continue
         game = catalog.get(board.game_type)
-        for seat in sorted(game.to_move(game.decode(board.state))):
-            bot = records.find_account(connection, board.seats[seat]) if bots.is_bot(board.seats[seat]) else None
+        for seat, userid in enumerate(board.seats):
+            bot = records.find_account(connection, userid) if bots.is_bot(userid) else None
             if bot is not None:
-                turns.append(Turn(game, board, seat, reply_addresses.seat_address(key, server_address, game.name, board.board, seat, bot)))
-    return turns
+                seats.append(Turn(game, board, seat, reply_addresses.seat_address(key, server_address, game.name, board.board, seat, bot)))
+    return seats
 
 
-def think(turn: Turn, *, iterations: int | None = None) -> str:
+def due_turns(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
+    """Every running board's bots that are to move (`Turn.moves`), oldest board first."""
+    return [turn for turn in bot_seats(connection, catalog, key, server_address) if turn.moves]
+
+
+def due_answers(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
+    """Every running board's bots that have a proposal to answer, whoever is to move."""
+    return [turn for turn in bot_seats(connection, catalog, key, server_address) if turn.answers_proposal]
+
+
+def think(turn: Turn, engine: Engine, *, iterations: int | None = None) -> str:
     """The bot's move within its strength's budget, from what its seat may
     know only (the search draws the other players' secrets anew,
-    `Game.determinize`). The random choices are seeded by the board and
+    `Game.determinize`), or `resign` when it cannot save the game
+    (`bot_manners.resigns`). The random choices are seeded by the board and
     the move number; with `iterations`, so is the move."""
-    state: Any = turn.game.decode(turn.board.state)
-    rng = random.Random(f"{turn.game.name}/{turn.board.board}/{turn.number}")
-    strength = bots.strength_of(turn.userid)
-    seconds = None if iterations is None else 3600.0
-    return choose_move(turn.game, state, turn.seat, strength=strength, seconds=seconds, iterations=iterations, rng=rng)
+    game, board = turn.game, turn.board
+    decision = bot_manners.turn_decision(game, board, game.decode(board.state), turn.seat, turn.number, iterations)
+
+    def board_moves() -> list[records.MoveRecord]:
+        with reading(engine) as connection:
+            return records.board_moves(connection, board.id)
+
+    return RESIGN if bot_manners.resigns(game, board, turn.seat, decision, board_moves, iterations) else decision.move
 
 
-def turn_mail(turn: Turn, move: str, now: datetime) -> bytes:
-    """The bot's move as the mail a player would send to their reply address."""
-    digest = hashlib.sha256(move.encode()).hexdigest()[:12]
+def judge_proposal(turn: Turn, *, iterations: int | None = None) -> str:
+    """`accept` or `reject`: the bot's answer to the proposal waiting for it."""
+    state = turn.game.decode(turn.board.state)
+    return bot_manners.answer(turn.game, turn.board, state, turn.seat, f"answer/{turn.key}", iterations)
+
+
+def _bot_mail(turn: Turn, message_id: str, body: str, now: datetime) -> bytes:
     headers = [
         ("From", f"{turn.userid}@{BOT_DOMAIN}"),
         ("To", turn.reply_to),
         ("Subject", f"Re: {turn.game.title} Board {turn.board.board}"),
         ("Date", format_datetime(now)),
-        ("Message-ID", f"<{turn.game.name}.{turn.board.board}.{turn.number}.{digest}@{BOT_DOMAIN}>"),
+        ("Message-ID", f"<{message_id}@{BOT_DOMAIN}>"),
     ]
-    return message_bytes(headers, f"{move} #{turn.number}\n")
+    return message_bytes(headers, body)
+
+
+def turn_mail(turn: Turn, move: str, now: datetime) -> bytes:
+    """The bot's move as the mail a player would send to their reply
+    address; a resignation with the bot's polite comment below it."""
+    digest = hashlib.sha256(move.encode()).hexdigest()[:12]
+    comment = f"{bot_manners.RESIGN_COMMENT}\n" if move == RESIGN else ""
+    return _bot_mail(turn, f"{turn.key}.{digest}", f"{move} #{turn.number}\n{comment}", now)
+
+
+def answer_mail(turn: Turn, answer: str, now: datetime) -> bytes:
+    """The bot's answer to the proposal waiting for it, as a player's reply.
+    The Message-ID names the proposal (who made it, of what, on the board as
+    it stands) and not the answer: one answer is stored, however often and
+    however differently it is thought out."""
+    return _bot_mail(turn, turn.answer_key, f"{answer} #{turn.number}\n", now)
 
 
 def play_due_turns(
     engine: Engine, intake: Intake, catalog: Catalog, clock: Clock, *, iterations: int | None = None,
-    skip: set[tuple[str, int, int]] | None = None,
+    skip: set[str] | None = None,
 ) -> int:
-    """Think out every bot turn due now and hand each move in as a mail
-    (intake: the arrival spool on SQLite, else the database; the worker
-    plays it); returns how many. `iterations` (tests, transcripts) fixes
-    the search's size, and with it the moves. `skip` holds the turns
-    (game, board, move number) handed in before and not to be thought out
-    again, and gets those handed in now."""
+    """Answer every proposal waiting for a bot and think out every bot turn
+    due now, and hand each answer and move in as a mail (intake: the arrival
+    spool on SQLite, else the database; the worker plays it); returns how
+    many. A bot with a proposal to answer moves in a later round, after its
+    answer is played. `iterations` (tests, transcripts) fixes the search's
+    size, and with it the moves. `skip` holds the keys (`Turn.key`,
+    `Turn.answer_key`) of the turns and answers handed in before and not
+    to be thought out again, and gets those handed in now."""
     with reading(engine) as connection:
-        turns = due_turns(connection, catalog, intake.key, intake.settings.address)
-    if skip is not None:
-        turns = [turn for turn in turns if (turn.game.name, turn.board.board, turn.number) not in skip]
+        seats = bot_seats(connection, catalog, intake.key, intake.settings.address)
+    handed_in = skip or set()
+    answers = [turn for turn in seats if turn.answers_proposal and turn.answer_key not in handed_in]
+    turns = [turn for turn in seats if turn.moves and turn.key not in handed_in]
+    for turn in answers:
+        answer = judge_proposal(turn, iterations=iterations)
+        log.info("%s on %s board %s answers %s: %s", turn.userid, turn.game.name, turn.board.board, turn.answer_key, answer)
+        _hand_in(intake, turn, answer_mail(turn, answer, clock()), turn.answer_key, skip)
     for turn in turns:
         started = time.monotonic()
-        move = think(turn, iterations=iterations)
+        move = think(turn, engine, iterations=iterations)
         log.info(
             "%s on %s board %s, move %s: %s (thought %.2f s)",
             turn.userid, turn.game.name, turn.board.board, turn.number, move, time.monotonic() - started,
         )
-        intake.accept([(turn_mail(turn, move, clock()), None, turn.reply_to)])
-        if skip is not None:
-            skip.add((turn.game.name, turn.board.board, turn.number))
-    return len(turns)
+        _hand_in(intake, turn, turn_mail(turn, move, clock()), turn.key, skip)
+    return len(answers) + len(turns)
+
+
+def _hand_in(intake: Intake, turn: Turn, mail: bytes, key: str, skip: set[str] | None) -> None:
+    intake.accept([(mail, None, turn.reply_to)])
+    if skip is not None:
+        skip.add(key)
