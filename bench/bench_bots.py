@@ -1,80 +1,25 @@
-"""The bot (pbmserv.gamekit.search) against a random player and a one-ply
-greedy player, for every game word and main option set, both colours.
+"""The bot (pbmserv.gamekit.search) against a random player, a one-ply
+greedy player and the other bots, for every game word and main option set,
+both colours; and its thinking time on the largest boards.
 
     .venv/bin/python bench/bench_bots.py [--games N] [--strength normal] [--seconds S]
-                                         [--large] [--only WORD] [--jobs 2]
+                                         [--opponents random,greedy] [--large] [--only WORD] [--jobs 2]
+    .venv/bin/python bench/bench_bots.py --timing K [--strength normal] [--jobs 1]
 
 Each row: the bot's wins, draws and losses over N games as the first seat
-and N as the second, and the bot's thinking time per move (p50, p95, max).
-The greedy player (`pbmserv.gamekit.search.greedy_move`) plays a move that
-wins at once when there is one, else one with the best tally margin right
-after it (`Game.tally`), at random among equals. `--large` adds the largest
-boards; `--seconds` caps the bot's time per move below its strength's. Games run in `--jobs` processes (the times
-are then measured with that many games sharing the cores).
+and N as the second, its thinking time per move (p50, p95, max), and how
+often its resignation rule (`service.bot_manners`: hopeless on two turns
+running) would have fired in a game it then did not lose ("false resign").
+The greedy player (`search.greedy_move`) plays a move that wins at once
+when there is one, else one with the best tally margin right after it
+(`Game.tally`), at random among equals, and sees the whole state, secrets
+included. `--large` adds the largest boards; `--seconds` caps the bot's
+time per move below its strength's. Games run in `--jobs` processes (the
+times are then measured with that many games sharing the cores).
+`--timing K` thinks once on each of K positions of every largest board,
+reached by random play to a random depth, and prints the time per move.
 
-First figure (2 cores, --games 1 --seconds 0.3 --jobs 2, 4 min 13 s; the
-small N says little yet; the largest boards and full strength are still to run):
-
-    bot normal, at most 0.3 s a move; 1 games per colour and opponent
-    game                                   vs      first W-D-L second W-D-L  win%  p50 s  p95 s  max s
-    majorities -size=3                     random        1-0-0        1-0-0   100   0.30   0.30   0.30
-    majorities -size=3                     greedy        1-0-0        1-0-0   100   0.30   0.30   0.30
-    majorities -size=5                     random        1-0-0        1-0-0   100   0.31   0.32   0.33
-    majorities -size=5                     greedy        1-0-0        1-0-0   100   0.31   0.33   0.33
-    majority -size=6                       random        1-0-0        1-0-0   100   0.30   0.30   0.30
-    majority -size=6                       greedy        1-0-0        1-0-0   100   0.30   0.30   0.30
-    majority                               random        1-0-0        1-0-0   100   0.30   0.30   0.31
-    majority                               greedy        1-0-0        1-0-0   100   0.30   0.30   0.31
-    psychomachia -size=6                   random        1-0-0        1-0-0   100   0.30   0.30   0.30
-    psychomachia -size=6                   greedy        1-0-0        1-0-0   100   0.30   0.30   0.30
-    psychomachia                           random        1-0-0        1-0-0   100   0.30   0.30   0.31
-    psychomachia                           greedy        1-0-0        1-0-0   100   0.30   0.30   0.31
-    plurality -size=13                     random        1-0-0        1-0-0   100   0.31   0.32   0.33
-    plurality -size=13                     greedy        1-0-0        1-0-0   100   0.31   0.32   0.32
-    plurality -board=hex -size=5           random        1-0-0        1-0-0   100   0.30   0.32   0.32
-    plurality -board=hex -size=5           greedy        1-0-0        1-0-0   100   0.30   0.31   0.31
-    parliament -boards=upper               random        1-0-0        1-0-0   100   0.30   0.31   0.31
-    parliament -boards=upper               greedy        1-0-0        1-0-0   100   0.30   0.31   0.33
-    parliament -boards=lower               random        1-0-0        1-0-0   100   0.30   0.31   0.32
-    parliament -boards=lower               greedy        1-0-0        1-0-0   100   0.30   0.31   0.32
-    synch -size=4                          random        1-0-0        1-0-0   100   0.30   0.31   0.31
-    synch -size=4                          greedy        1-0-0        1-0-0   100   0.30   0.30   0.30
-    synch -size=8                          random        1-0-0        1-0-0   100   0.30   0.31   0.31
-    synch -size=8                          greedy        1-0-0        1-0-0   100   0.30   0.31   0.35
-    synch -size=8 -order=direction-first   random        1-0-0        1-0-0   100   0.30   0.31   0.31
-    synch -size=8 -order=direction-first   greedy        1-0-0        1-0-0   100   0.30   0.31   0.31
-
-After `Game.tally` (issue 20, item 4: a cut-off playout is scored by the
-tally margin, and the greedy player plays the best immediate tally margin,
-which makes it a far stronger yardstick than the first figure's), 2 cores,
---games 2 --seconds 0.3 --jobs 2, one run per game word (--only), psychomachia
-not run. The small N says little; the greedy player now wins most Majority
-and Lower-chamber games, where the 80% target is far off:
-
-    bot normal, at most 0.3 s a move; 2 games per colour and opponent
-    game                                   vs      first W-D-L second W-D-L  win%  p50 s  p95 s  max s
-    majorities -size=3                     random        2-0-0        2-0-0   100   0.30   0.30   0.30
-    majorities -size=3                     greedy        1-0-1        2-0-0    75   0.30   0.30   0.30
-    majorities -size=5                     random        2-0-0        2-0-0   100   0.30   0.30   0.30
-    majorities -size=5                     greedy        2-0-0        1-0-1    75   0.30   0.30   0.31
-    majority -size=6                       random        2-0-0        2-0-0   100   0.30   0.30   0.31
-    majority -size=6                       greedy        0-0-2        1-0-1    25   0.30   0.30   0.31
-    majority                               random        2-0-0        2-0-0   100   0.30   0.31   0.31
-    majority                               greedy        0-0-2        0-0-2     0   0.30   0.30   0.31
-    plurality -size=13                     random        2-0-0        2-0-0   100   0.30   0.31   0.33
-    plurality -size=13                     greedy        2-0-0        2-0-0   100   0.30   0.31   0.32
-    plurality -board=hex -size=5           random        2-0-0        2-0-0   100   0.30   0.31   0.32
-    plurality -board=hex -size=5           greedy        1-0-1        2-0-0    75   0.30   0.30   0.31
-    parliament -boards=upper               random        2-0-0        2-0-0   100   0.30   0.31   0.31
-    parliament -boards=upper               greedy        1-0-1        2-0-0    75   0.30   0.31   0.31
-    parliament -boards=lower               random        2-0-0        2-0-0   100   0.30   0.31   0.32
-    parliament -boards=lower               greedy        0-0-2        1-0-1    25   0.30   0.31   0.31
-    synch -size=4                          random        2-0-0        2-0-0   100   0.30   0.31   0.31
-    synch -size=4                          greedy        2-0-0        2-0-0   100   0.30   0.31   0.31
-    synch -size=8                          random        2-0-0        2-0-0   100   0.30   0.31   0.32
-    synch -size=8                          greedy        1-0-1        1-0-1    50   0.30   0.31   0.32
-    synch -size=8 -order=direction-first   random        2-0-0        2-0-0   100   0.30   0.31   0.31
-    synch -size=8 -order=direction-first   greedy        2-0-0        2-0-0   100   0.30   0.30   0.30
+Figures for this machine are in the closing note of issue 20.
 """
 
 from __future__ import annotations
@@ -93,7 +38,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.gamekit import Game, get_game  # noqa: E402
-from pbmserv.gamekit.search import choose_move, greedy_move  # noqa: E402
+from pbmserv.gamekit.search import choose_move, decide, greedy_move  # noqa: E402
+from pbmserv.service.bot_manners import RESIGN_AFTER_OWN_MOVES, hopeless  # noqa: E402
 
 PLAYERS = ["bot", "other"]
 
@@ -134,7 +80,16 @@ def greedy_player(game: Game, state: Any, seat: int, rng: random.Random) -> str:
     return greedy_move(game, state, seat, rng)
 
 
-OPPONENTS: dict[str, Player] = {"random": random_player, "greedy": greedy_player}
+def bot_player(strength: str) -> Player:
+    def play(game: Game, state: Any, seat: int, rng: random.Random) -> str:
+        return choose_move(game, state, seat, strength=strength, rng=rng)
+    return play
+
+
+OPPONENTS: dict[str, Player] = {
+    "random": random_player, "greedy": greedy_player,
+    **{strength: bot_player(strength) for strength in ("easy", "normal", "strong")},
+}
 
 
 @dataclass(frozen=True)
@@ -152,25 +107,48 @@ class Match:
 class Result:
     score: float  # 1 the bot won, 0.5 a draw, 0 it lost
     think: tuple[float, ...]  # the bot's seconds per move
+    would_resign: bool  # the resignation rule fired at some turn
 
 
 def play_match(match: Match) -> Result:
     game = get_game(match.word)
     rng = random.Random(match.seed)
     state = game.new(match.options, PLAYERS if match.bot_seat == 0 else PLAYERS[::-1])
-    think = []
+    think: list[float] = []
+    hopeless_turns = 0
+    would_resign = False
     while (outcome := game.outcome(state)) is None:
         seat = min(game.to_move(state))
         if seat == match.bot_seat:
             started = time.perf_counter()
-            move = choose_move(game, state, seat, strength=match.strength, seconds=match.seconds, rng=rng)
+            decision = decide(game, state, seat, strength=match.strength, seconds=match.seconds, rng=rng)
             think.append(time.perf_counter() - started)
+            hopeless_turns = hopeless_turns + 1 if hopeless(decision) else 0
+            would_resign |= hopeless_turns >= 2 and len(think) > RESIGN_AFTER_OWN_MOVES
+            move = decision.move
         else:
             move = OPPONENTS[match.opponent](game, state, seat, rng)
         state = game.play(state, seat, move)
-    if not outcome.winners:
-        return Result(0.5, tuple(think))
-    return Result(1.0 if match.bot_seat in outcome.winners else 0.0, tuple(think))
+    score = 0.5 if not outcome.winners else 1.0 if match.bot_seat in outcome.winners else 0.0
+    return Result(score, tuple(think), would_resign)
+
+
+def think_once(task: tuple[str, Mapping[str, str], str, int]) -> float:
+    """Seconds the bot takes on a position reached by random play."""
+    word, options, strength, seed = task
+    game = get_game(word)
+    rng = random.Random(seed)
+    state = game.new(options, PLAYERS)
+    for _ in range(rng.randrange(60)):
+        if game.outcome(state) is not None:
+            break
+        seat = min(game.to_move(state))
+        state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
+    if game.outcome(state) is not None:
+        return 0.0
+    started = time.perf_counter()
+    choose_move(game, state, min(game.to_move(state)), strength=strength, rng=rng)
+    return time.perf_counter() - started
 
 
 def label(word: str, options: Mapping[str, str]) -> str:
@@ -182,36 +160,56 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else 0.0
 
 
+def timings(text: str, think: list[float]) -> str:
+    return (f"{text} {percentile(think, 0.5):>6.2f} {percentile(think, 0.95):>6.2f} {max(think, default=0.0):>6.2f}")
+
+
+def timing(args: argparse.Namespace) -> None:
+    print(f"bot {args.strength}: seconds per move on {args.timing} positions of each largest board")
+    print(f"{'game':<38} {'p50 s':>6} {'p95 s':>6} {'max s':>6}")
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for word, options in LARGE_SETS:
+            tasks = [(word, options, args.strength, seed) for seed in range(args.timing)]
+            think = [seconds for seconds in pool.map(think_once, tasks) if seconds]
+            print(timings(f"{label(word, options):<38}", think), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=10, help="games per colour and opponent")
     parser.add_argument("--strength", default="normal", choices=("easy", "normal", "strong"))
     parser.add_argument("--seconds", type=float, default=None, help="cap on the bot's seconds per move")
+    parser.add_argument("--opponents", default="random,greedy", help=f"some of {','.join(OPPONENTS)}")
     parser.add_argument("--large", action="store_true", help="add the largest boards")
     parser.add_argument("--only", default=None, help="one game word")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timing", type=int, default=0, help="time the bot on K positions of each largest board")
     args = parser.parse_args()
+    if args.timing:
+        timing(args)
+        return
+    opponents = args.opponents.split(",")
     sets = [(w, o) for w, o in MAIN_SETS + (LARGE_SETS if args.large else ()) if args.only in (None, w)]
     matches = [
         Match(word, options, opponent, bot_seat, seed, args.strength, args.seconds)
-        for word, options in sets for opponent in OPPONENTS for bot_seat in (0, 1) for seed in range(args.games)
+        for word, options in sets for opponent in opponents for bot_seat in (0, 1) for seed in range(args.games)
     ]
     print(f"bot {args.strength}" + (f", at most {args.seconds} s a move" if args.seconds else "")
           + f"; {args.games} games per colour and opponent")
     print(f"{'game':<38} {'vs':<7} {'first W-D-L':>11} {'second W-D-L':>12} {'win%':>5}"
-          f" {'p50 s':>6} {'p95 s':>6} {'max s':>6}")
+          f" {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'false resign':>12}")
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(zip(matches, pool.map(play_match, matches)))
     for word, options in sets:
-        for opponent in OPPONENTS:
+        for opponent in opponents:
             mine = {seat: [r for m, r in results if (m.word, m.options, m.opponent, m.bot_seat)
                            == (word, options, opponent, seat)] for seat in (0, 1)}
             both = mine[0] + mine[1]
-            think = [t for r in both for t in r.think]
             tallies = ["-".join(str(sum(r.score == s for r in mine[seat])) for s in (1.0, 0.5, 0.0)) for seat in (0, 1)]
-            print(f"{label(word, options):<38} {opponent:<7} {tallies[0]:>11} {tallies[1]:>12}"
-                  f" {100 * statistics.mean(r.score for r in both):>5.0f} {percentile(think, 0.5):>6.2f}"
-                  f" {percentile(think, 0.95):>6.2f} {max(think, default=0.0):>6.2f}", flush=True)
+            false_resigns = sum(r.would_resign and r.score > 0 for r in both)
+            print(timings(f"{label(word, options):<38} {opponent:<7} {tallies[0]:>11} {tallies[1]:>12}"
+                          f" {100 * statistics.mean(r.score for r in both):>5.0f}", [t for r in both for t in r.think])
+                  + f" {false_resigns:>12}", flush=True)
 
 
 if __name__ == "__main__":

@@ -178,6 +178,7 @@ def tallies(size: int, board: str) -> dict[str, DirectionTally]:
 class Majorities(Game):
     name = "majorities"
     title = "Majorities"
+    playout_moves = 6  # lines still open weigh more than lines held
     min_players = 2
     max_players = 2
     side_names = ("Black", "White")

@@ -27,6 +27,7 @@ SIZES = tuple(range(6, 15, 2))
 class Majority(Game):
     name = "majority"
     title = "Majority"
+    playout_moves = 0  # the tally is the score if the game ended now
     min_players = 2
     max_players = 2
     side_names = SIDES

@@ -30,6 +30,7 @@ def round_winner(layout: Layout, board: str) -> int | None:
 class Parliament(Game):
     name = "parliament"
     title = "Parliament"
+    playout_moves = 0
     min_players = 2
     max_players = 2
     side_names = SIDES

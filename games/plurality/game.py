@@ -28,6 +28,7 @@ from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 class Plurality(Game):
     name = "plurality"
     title = "Plurality"
+    playout_moves = 6  # territory still open weighs more than territory held
     min_players = 2
     max_players = 2
     side_names = SIDES

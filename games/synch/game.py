@@ -34,6 +34,7 @@ from pbmserv.gamekit import Game, IllegalMove, Option, Outcome
 class Synch(Game):
     name = "synch"
     title = "Move In Synch, In Opposition"
+    playout_moves = 0
     min_players = 2
     max_players = 2
     side_names = SIDE_NAMES

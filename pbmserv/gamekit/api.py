@@ -126,6 +126,10 @@ class Game:
     options: ClassVar[tuple[Option, ...]] = ()
     #: options this game name fixes (e.g. `psychomachia` is `majority -hidden`)
     fixed_options: ClassVar[Mapping[str, str | None]] = {}
+    #: random moves a bot's search plays on from a new position before the
+    #: tally scores it: 0 where the tally already reads a position well,
+    #: more where what is still to be won matters more than what is held
+    playout_moves: ClassVar[int] = 400
 
     # -- options ---------------------------------------------------------
     def resolve_options(self, given: Mapping[str, str | None]) -> dict[str, Any]:

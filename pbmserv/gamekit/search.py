@@ -7,10 +7,13 @@ seat can know (`Game.determinize`: other players' secrets drawn at random)
 and walks the bot's one tree on that state, so nothing the bot chooses
 depends on a secret it cannot see. Below the root, children are added one
 at a time as a node's visits grow (progressive widening), so that games
-with thousands of moves a turn still search more than one move deep. A
-playout plays random moves to the end, or to a depth at which it is scored
-by the game's tally (`Game.tally`: its margin squashed to a win chance), or
-counts as a draw in a game without one.
+with thousands of moves a turn still search more than one move deep; the
+normal and strong bots add them best first, as the tally right after each
+move ranks them (the root ranks all its moves, deeper nodes a sample), so
+the search looks at the obvious moves first and at the obvious answers to
+them. A new position is then played on with random moves for the game's
+`playout_moves` (to the end for a game without a tally) and scored by the
+game's tally (`Game.tally`: its margin squashed to a win chance).
 
 Deterministic for one rng seed as long as the iteration budget, not the
 clock, ends the search (tests give `iterations` and ample `seconds`).
@@ -34,14 +37,17 @@ class Strength:
 
     iterations: int
     seconds: float
-    #: moves a playout makes before it stops and is scored by the tally
-    playout_depth: int
+    #: new children best first by the tally (else at random)
+    ordered: bool
+    #: random moves a playout makes before the tally scores it; None: the
+    #: game's own `playout_moves`
+    playout_depth: int | None
 
 
 STRENGTHS = {
-    "easy": Strength(iterations=60, seconds=0.2, playout_depth=30),
-    "normal": Strength(iterations=50_000, seconds=0.9, playout_depth=400),
-    "strong": Strength(iterations=250_000, seconds=4.5, playout_depth=2_000),
+    "easy": Strength(iterations=60, seconds=0.2, ordered=False, playout_depth=30),
+    "normal": Strength(iterations=50_000, seconds=0.9, ordered=True, playout_depth=None),
+    "strong": Strength(iterations=250_000, seconds=4.5, ordered=True, playout_depth=None),
 }
 
 #: the UCB1 exploration weight, for rewards between 0 (loss) and 1 (win)
@@ -51,6 +57,8 @@ WIDENING = 2.0
 DRAW = 0.5
 #: hidden-information states drawn to judge whether a move wins at once
 WIN_CHECK_SAMPLES = 3
+#: below the root, at most this many moves (a random sample) are ranked
+RANKED_BELOW_ROOT = 400
 
 
 @dataclass
@@ -61,6 +69,8 @@ class Node:
     visits: int = 0
     reward: float = 0.0
     children: dict[tuple[int, str], Node] = field(default_factory=dict)
+    #: the moves to add as children, best first (ordered search only)
+    ranked: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -112,10 +122,13 @@ def decide(
     if winning is not None:
         return Decision(winning, 1.0)
     root = Node()
+    if budget.ordered:
+        root.ranked = ranked(game, game.determinize(state, seat, rng), seat, legal, rng)
+    depth = game.playout_moves if budget.playout_depth is None else budget.playout_depth
     for _ in range(budget.iterations if iterations is None else iterations):
         if root.visits and time.perf_counter() >= deadline:
             break
-        iterate(game, game.determinize(state, seat, rng), seat, root, budget.playout_depth, rng)
+        iterate(game, game.determinize(state, seat, rng), seat, root, depth, budget.ordered, rng)
     move = most_visited(root, seat, legal, rng)
     child = root.children.get((seat, move))
     return Decision(move, child.reward / child.visits if child is not None and child.visits else None)
@@ -142,9 +155,12 @@ def wins(game: Game, state: Any, seat: int, move: str) -> bool:
     return outcome is not None and seat in outcome.winners
 
 
-def iterate(game: Game, state: Any, seat: int, root: Node, playout_depth: int, rng: random.Random) -> None:
+def iterate(
+    game: Game, state: Any, seat: int, root: Node, playout_depth: int, ordered: bool, rng: random.Random,
+) -> None:
     """One descent of the tree on one drawn state: select by UCB1, add one
-    child, play it out, and credit every move on the way."""
+    child (the best ranked untried move, or a random one), play it out, and
+    credit every move on the way."""
     node = root
     path: list[tuple[Node, int]] = []
     outcome = game.outcome(state)
@@ -153,7 +169,7 @@ def iterate(game: Game, state: Any, seat: int, root: Node, playout_depth: int, r
         moves = game.legal_moves(state, actor)
         tried = [move for move in moves if (actor, move) in node.children]
         if len(tried) < len(moves) and (not tried or len(node.children) < 1 + WIDENING * math.sqrt(node.visits)):
-            move = rng.choice([move for move in moves if (actor, move) not in node.children])
+            move = new_child(game, state, node, actor, moves, ordered, rng)
             node.children[(actor, move)] = Node()
             node = node.children[(actor, move)]
             path.append((node, actor))
@@ -170,6 +186,40 @@ def iterate(game: Game, state: Any, seat: int, root: Node, playout_depth: int, r
     for child, actor in path:
         child.visits += 1
         child.reward += reward(outcome, actor) if tally is None else tally_reward(tally, actor)
+
+
+def new_child(
+    game: Game, state: Any, node: Node, actor: int, moves: Sequence[str], ordered: bool, rng: random.Random,
+) -> str:
+    """The untried move to add next: the best ranked one that is legal in
+    this drawn state, else one at random."""
+    if ordered:
+        if node.ranked is None:
+            node.ranked = ranked(game, state, actor, rng.sample(list(moves), min(len(moves), RANKED_BELOW_ROOT)), rng)
+        while node.ranked:
+            move = node.ranked[0]
+            if (actor, move) not in node.children and move in moves:
+                return move
+            node.ranked.pop(0)
+    return rng.choice([move for move in moves if (actor, move) not in node.children])
+
+
+def ranked(game: Game, state: Any, seat: int, moves: Sequence[str], rng: random.Random) -> list[str]:
+    """`moves` best first for `seat` as the position right after each
+    stands: a win first, a loss last, else by tally margin (a draw as an
+    even one); at random among equals."""
+
+    def standing(move: str) -> float:
+        after = game.play(state, seat, move)
+        outcome = game.outcome(after)
+        if outcome is not None:
+            return math.inf if seat in outcome.winners else -math.inf if outcome.winners else 0.0
+        tally = game.tally(after)
+        return 0.0 if tally is None else lead(tally, seat)
+
+    keyed = [(standing(move), rng.random(), move) for move in moves]
+    keyed.sort(reverse=True)
+    return [move for _, _, move in keyed]
 
 
 def select(node: Node, actor: int, tried: Sequence[str]) -> str:
