@@ -141,8 +141,11 @@ class SessionLimits:
     """The SMTP sessions open now, in all and by client address. At a limit
     a new session is let in only if one that counts towards that limit has
     waited long enough for its client's next command: that one is closed to
-    make room. So a crowd of idle or trickling connections cannot keep
-    everyone else out for as long as the timeouts let it stay."""
+    make room. At the limit in all, a client holding fewer sessions than
+    another is let in at the expense of the idlest session of the clients
+    holding the most, however briefly idle. So a crowd of idle or trickling
+    connections, even from many addresses, cannot keep everyone else out
+    for as long as the timeouts let it stay."""
 
     def __init__(self, most: int, most_per_client: int):
         self.most = most
@@ -152,15 +155,20 @@ class SessionLimits:
 
     def enter(self, session: LimitedSMTP, client: str) -> bool:
         """Count `session` from `client` in, making room if a limit is reached; False: no room."""
-        if len(self.open[client]) >= self.most_per_client:
+        held = len(self.open[client])
+        most_held = max(len(sessions) for sessions in self.open.values())
+        fewer = False  # the client holds fewer sessions than another: that one's idlest makes room, idle long or not
+        if held >= self.most_per_client:
             crowd: set[LimitedSMTP] | None = self.open[client]
+        elif self.total >= self.most and held < most_held:
+            crowd, fewer = set().union(*(sessions for sessions in self.open.values() if len(sessions) == most_held)), True
         elif self.total >= self.most:
             crowd = set().union(*self.open.values())
         else:
             crowd = None
         if crowd is not None:
             idlest = min((other for other in crowd if not other.storing), key=lambda other: other.idle_since, default=None)
-            if idlest is None or session.loop.time() - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
+            if idlest is None or not fewer and session.loop.time() - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
                 if not self.open[client]:
                     del self.open[client]
                 return False

@@ -214,8 +214,8 @@ class GoodClient:
     sent = 0
 
     def send_next(self) -> None:
-        """A new mail, or one refused before: at most one a second is tried again."""
-        if self.retry and self.sent % 20 == 0:
+        """A new mail, and the oldest of those refused before, if any (an MTA would try it again later)."""
+        if self.retry:
             self.send(self.retry.pop(0))
         self.sent += 1
         self.send(self.sent)
@@ -340,7 +340,7 @@ def main() -> int:
             time.sleep(max(0.0, next_mail - time.monotonic()))
         outcomes: list[Ended] = results.get(timeout=60)
         while good.retry:
-            time.sleep(1)
+            time.sleep(GOOD_EVERY)
             good.send(good.retry.pop(0))
         attackers.join(30)
         attack_seconds = time.monotonic() - began
@@ -373,15 +373,18 @@ def main() -> int:
     answers = [ms for step in good.latencies.values() for ms in step]
     p50, p99, worst = statistics.median(answers), percentile(answers, 0.99), max(answers)
     print(f"good client during the attack: {good.sent - 10} mails, {len(answers)} answers timed; {len(good.refused)} tries refused"
-          f" ({len(good.refused) / max(1, good.sent - 10):.1%} of the mails; each tried again a second later){': ' if good.refused else ''}"
+          f" ({len(good.refused) / max(1, good.sent - 10):.1%} of the mails; each tried again at the next tick){': ' if good.refused else ''}"
           + "; ".join(f"{count} x {answer}" for answer, count in Counter(good.refused).most_common(3)))
     for step, values in good.latencies.items():
         print(f"  {step:<12} p50 {statistics.median(values):6.1f} ms  p99 {percentile(values, 0.99):6.1f} ms  max {max(values):6.1f} ms")
+    slowest = max(percentile(values, 0.99) for values in good.latencies.values())
     print(f"  taken and processed: {good_processed} of {len(good.taken)} taken")
     print(f"serve's open files: {baseline_files} before the attack, peak {peak_files}; its limit (RLIMIT_NOFILE) {limit}")
     print(f"exit codes: serve {serve_exit}, attackers {attackers.exitcode}")
     goals = {
-        f"good client's answers p99 {p99:.1f} ms <= {P99_GOAL_MS:g} ms": p99 <= P99_GOAL_MS,
+        f"good client's answers p99 {p99:.1f} ms, and each kind's ({slowest:.1f} ms at most), <= {P99_GOAL_MS:g} ms":
+            slowest <= P99_GOAL_MS,
+        f"good client's tries refused {len(good.refused)} <= 1% of its mails": len(good.refused) <= (good.sent - 10) / 100,
         f"good mails never taken: {good.sent - len(good.taken)}": len(good.taken) == good.sent,
         f"good mails lost (taken, never processed): {len(good.taken) - good_processed}": good_processed == len(good.taken),
         f"attack connections the server never ended: {never_ended}": never_ended == 0,
