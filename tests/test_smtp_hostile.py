@@ -274,6 +274,20 @@ def test_at_the_session_limit_the_longest_idle_session_makes_room(runtime: Runti
     assert stored_senders(runtime) == ["alice@example.org"]
 
 
+def test_at_the_limit_in_all_a_client_with_fewer_sessions_is_let_in_at_once(runtime: Runtime) -> None:
+    """A crowd from another address, however fresh its sessions, gives up
+    its idlest one for a client holding fewer; before, a crowd spread over
+    many addresses kept everyone out."""
+    with listening(runtime, max_sessions=3, max_sessions_per_client=1000) as port, ExitStack() as stack:
+        crowd = [stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60, source_address=("127.0.0.2", 0)))
+                 for _ in range(3)]
+        assert [greeting(connection)[:4] for connection in crowd] == [b"220 "] * 3
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            client.sendmail("alice@example.org", [SERVER], make_mail("alice@example.org", "help"))
+        assert [connection.makefile("rb").readline()[:10] for connection in crowd[:1]] == [b"421 4.4.2 "]
+    assert stored_senders(runtime) == ["alice@example.org"]
+
+
 def test_mail_data_that_goes_on_past_the_size_limit_is_cut_off(runtime: Runtime) -> None:
     """Before, it was read and thrown away to its end, which need never come."""
     runtime.settings = replace(runtime.settings, max_message_bytes=10_000)
