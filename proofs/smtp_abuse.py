@@ -293,6 +293,8 @@ def main() -> int:
     parser.add_argument("--connections", type=int, help="idle connections, and as many trickling ones (default 1000; 100 with --short)")
     parser.add_argument("--command-seconds", type=float, help="serve's command_seconds (default 20; 2 with --short)")
     parser.add_argument("--session-seconds", type=float, help="serve's session_seconds (default 60; 5 with --short)")
+    parser.add_argument("--no-latency-goal", action="store_true",
+                        help="print the latency figures without judging them (the test suite: no timed assertions beside other work)")
     args = parser.parse_args()
     connections = args.connections or (100 if args.short else 1000)
     command_seconds = args.command_seconds or (2.0 if args.short else 20.0)
@@ -383,7 +385,7 @@ def main() -> int:
     print(f"exit codes: serve {serve_exit}, attackers {attackers.exitcode}")
     goals = {
         f"good client's answers p99 {p99:.1f} ms, and each kind's ({slowest:.1f} ms at most), <= {P99_GOAL_MS:g} ms":
-            slowest <= P99_GOAL_MS,
+            slowest <= P99_GOAL_MS or args.no_latency_goal,
         f"good client's tries refused {len(good.refused)} <= 1% of its mails": len(good.refused) <= (good.sent - 10) / 100,
         f"good mails never taken: {good.sent - len(good.taken)}": len(good.taken) == good.sent,
         f"good mails lost (taken, never processed): {len(good.taken) - good_processed}": good_processed == len(good.taken),
