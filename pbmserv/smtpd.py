@@ -8,8 +8,8 @@ import asyncio
 import errno
 import logging
 import os
-from collections import Counter
-from typing import Any, cast
+from collections import defaultdict
+from typing import Any, AnyStr, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -24,6 +24,15 @@ log = logging.getLogger(__name__)
 #: connections the kernel queues for the listener before it accepts them
 #: (asyncio's default, 100, dropped the connections of a crowd arriving at once)
 LISTEN_BACKLOG = 1024
+#: a session waiting this long for the client's next command may be closed
+#: to let a new one in when a limit on sessions is reached
+IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS = 1.0
+#: bytes a client may send past the mail size limit before it is answered:
+#: more, and the session is closed (reading on to the end cost CPU for ever)
+SIZE_LIMIT_SLACK_BYTES = 64 * 1024
+#: error answers in one session before it is closed (a client trying
+#: address after address, each costing a look-up)
+MOST_ERRORS = 20
 
 
 class IntakeHandler:
@@ -52,6 +61,8 @@ class IntakeHandler:
         problem = path_problem(address)
         if problem is not None:
             return f"553 5.1.3 {problem}"
+        if any(rcpt.lower() == address.lower() for rcpt in envelope.rcpt_tos):
+            return "250 2.1.5 OK"  # named before: kept once, however often it is named
         if address.lower() != self.address:
             if any(rcpt.lower() not in (self.address, address.lower()) for rcpt in envelope.rcpt_tos):
                 return "452 4.5.3 one reply address per mail: send the mail to the other one apart"
@@ -71,6 +82,8 @@ class IntakeHandler:
         self._waiting.append(((raw, envelope.mail_from or "", reply_address), stored))
         if self._storer is None:
             self._storer = asyncio.create_task(self._store_waiting())
+        if isinstance(server, LimitedSMTP):
+            server.storing = True  # not idle: it waits for us
         try:
             await stored
         except UNSTORABLE_ERRORS:  # it would fail the same way every time: the sender must not retry
@@ -125,24 +138,60 @@ class IntakeHandler:
 
 
 class SessionLimits:
-    """The SMTP sessions open now, in all and by client address."""
+    """The SMTP sessions open now, in all and by client address. At a limit
+    a new session is let in only if one that counts towards that limit has
+    waited long enough for its client's next command: that one is closed to
+    make room. At the limit in all, a client holding fewer sessions than
+    another is let in at the expense of the idlest session of the clients
+    holding the most, however briefly idle. So a crowd of idle or trickling
+    connections, even from many addresses, cannot keep everyone else out
+    for as long as the timeouts let it stay."""
 
     def __init__(self, most: int, most_per_client: int):
         self.most = most
         self.most_per_client = most_per_client
-        self.open: Counter[str] = Counter()
+        self.open: defaultdict[str, set[LimitedSMTP]] = defaultdict(set)
+        self.total = 0
 
-    def enter(self, client: str) -> bool:
-        """Count a new session from `client` in, if no limit is reached."""
-        if self.open.total() >= self.most or self.open[client] >= self.most_per_client:
-            return False
-        self.open[client] += 1
+    def enter(self, session: LimitedSMTP, client: str) -> bool:
+        """Count `session` from `client` in, making room if a limit is reached; False: no room."""
+        held = len(self.open[client])
+        most_held = max(len(sessions) for sessions in self.open.values())
+        fewer = False  # the client holds fewer sessions than another: that one's idlest makes room, idle long or not
+        if held >= self.most_per_client:
+            crowd: set[LimitedSMTP] | None = self.open[client]
+        elif self.total >= self.most and held < most_held:
+            crowd, fewer = set().union(*(sessions for sessions in self.open.values() if len(sessions) == most_held)), True
+        elif self.total >= self.most:
+            crowd = set().union(*self.open.values())
+        else:
+            crowd = None
+        if crowd is not None:
+            idlest = min((other for other in crowd if not other.storing), key=lambda other: other.idle_since, default=None)
+            if idlest is None or not fewer and session.loop.time() - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
+                if not self.open[client]:
+                    del self.open[client]
+                return False
+            self.leave(idlest, client_of(idlest))
+            idlest.close_session("busy, closing idle session to make room")
+        self.open[client].add(session)
+        self.total += 1
         return True
 
-    def leave(self, client: str) -> None:
-        self.open[client] -= 1
-        if not self.open[client]:
+    def leave(self, session: LimitedSMTP, client: str) -> None:
+        """Count `session` out (once, however often it is called)."""
+        sessions = self.open.get(client)
+        if sessions is None or session not in sessions:
+            return
+        sessions.discard(session)
+        self.total -= 1
+        if not sessions:
             del self.open[client]
+
+
+def client_of(session: LimitedSMTP) -> str:
+    assert session.client is not None
+    return session.client
 
 
 class LimitedSMTP(SMTP):
@@ -151,18 +200,23 @@ class LimitedSMTP(SMTP):
     a limit on how long a session lasts in all, and an answer (421) when it
     is closed for taking too long. aiosmtpd's own timeout (`timeout`)
     restarts with every command, so by itself a client sending one now
-    and then could keep its session for ever."""
+    and then could keep its session for ever. A client that sends on past
+    the size limit without an answer, or errs too often, is sent away too."""
 
     def __init__(self, handler: Any, limits: SessionLimits, session_seconds: float, **options: Any):
         super().__init__(handler, **options)
         self.limits = limits
         self.session_seconds = session_seconds
         self.client: str | None = None  # once the session is let in
+        self.idle_since = self.loop.time()  # the last complete command (or the connection)
+        self.storing = False  # its mail is being stored: it waits for us, not we for it
+        self.unanswered_bytes = 0
+        self.errors = 0
         self._session_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         client = (transport.get_extra_info("peername") or ("",))[0]
-        if not self.limits.enter(client):
+        if not self.limits.enter(self, client):
             # Answered here, before aiosmtpd starts a session (and a task) for
             # it: a crowd of connections costs little, and everyone is greeted.
             connection = cast(asyncio.Transport, transport)
@@ -170,22 +224,41 @@ class LimitedSMTP(SMTP):
             connection.close()
             return
         self.client = client
-        self._session_timer = self.loop.call_later(self.session_seconds, self._close, "session too long")
+        self._session_timer = self.loop.call_later(self.session_seconds, self.close_session, "session too long")
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
         if self.client is None:  # refused in connection_made: aiosmtpd never saw it
             return
-        self.limits.leave(self.client)
-        self.client = None
+        self.limits.leave(self, self.client)
         assert self._session_timer is not None
         self._session_timer.cancel()
         super().connection_lost(error)
 
-    def _timeout_cb(self) -> None:  # aiosmtpd's timeout: no command (or no end of the mail data) in time
-        self._close("timeout")
+    def data_received(self, data: bytes) -> None:
+        self.unanswered_bytes += len(data)
+        if self.data_size_limit and self.unanswered_bytes > self.data_size_limit + SIZE_LIMIT_SLACK_BYTES:
+            self.close_session("mail data past the size limit", "552 5.3.4")
+            return
+        super().data_received(data)
 
-    def _close(self, reason: str) -> None:
+    async def push(self, status: AnyStr) -> None:
+        self.unanswered_bytes = 0
+        self.storing = False
+        await super().push(status)
+        if status[:1] in ("4", "5", b"4", b"5"):
+            self.errors += 1
+            if self.errors >= MOST_ERRORS:
+                self.close_session("too many errors")
+
+    def _reset_timeout(self, duration: float | None = None) -> None:  # aiosmtpd's: at the connection and each command
+        self.idle_since = self.loop.time()
+        super()._reset_timeout(duration)
+
+    def _timeout_cb(self) -> None:  # aiosmtpd's timeout: no command (or no end of the mail data) in time
+        self.close_session("timeout")
+
+    def close_session(self, reason: str, code: str = "421 4.4.2") -> None:
         connection = cast(asyncio.Transport | None, self.transport)
         if connection is None:
             return
@@ -193,7 +266,7 @@ class LimitedSMTP(SMTP):
             connection.abort()
             return
         log.info("%r: %s, closing the session", self.session.peer if self.session else None, reason)
-        connection.write(f"421 4.4.2 {self.hostname} {reason}, closing connection\r\n".encode())
+        connection.write(f"{code} {self.hostname} {reason}, closing connection\r\n".encode())
         if connection.get_write_buffer_size():  # a client that reads nothing would keep a close() waiting for ever
             connection.abort()
         else:

@@ -21,7 +21,7 @@ import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbmserv.runtime import Runtime
-from pbmserv.smtpd import IntakeHandler, start_listener
+from pbmserv.smtpd import IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS, MOST_ERRORS, IntakeHandler, start_listener
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
 from tests.test_cli import BIN, env_for
@@ -254,6 +254,65 @@ def test_every_one_of_a_crowd_of_connections_is_greeted(runtime: Runtime) -> Non
         greetings = asyncio.run(crowd(port))
     assert sorted(set(greetings)) == [b"220 localh", b"421 4.7.0 "]
     assert greetings.count(b"220 localh") == 40
+
+
+def test_at_the_session_limit_the_longest_idle_session_makes_room(runtime: Runtime) -> None:
+    """Before, sessions that said nothing kept every other client out until
+    they timed out (command_seconds: two minutes by default)."""
+    with listening(runtime, max_sessions=3, max_sessions_per_client=1000) as port, ExitStack() as stack:
+        def connect() -> socket.socket:
+            return stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60))
+
+        idle = [connect() for _ in range(3)]
+        assert [greeting(connection)[:4] for connection in idle] == [b"220 "] * 3
+        assert greeting(connect()).startswith(b"421 4.7.0 ")  # none has been idle long enough yet
+        time.sleep(IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS + 0.2)
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            client.sendmail("alice@example.org", [SERVER], make_mail("alice@example.org", "help"))
+        ended = [connection.makefile("rb").readlines() for connection in idle[:1]]
+        assert ended == [[b"421 4.4.2 localhost busy, closing idle session to make room, closing connection\r\n"]]
+    assert stored_senders(runtime) == ["alice@example.org"]
+
+
+def test_at_the_limit_in_all_a_client_with_fewer_sessions_is_let_in_at_once(runtime: Runtime) -> None:
+    """A crowd from another address, however fresh its sessions, gives up
+    its idlest one for a client holding fewer; before, a crowd spread over
+    many addresses kept everyone out."""
+    with listening(runtime, max_sessions=3, max_sessions_per_client=1000) as port, ExitStack() as stack:
+        crowd = [stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60, source_address=("127.0.0.2", 0)))
+                 for _ in range(3)]
+        assert [greeting(connection)[:4] for connection in crowd] == [b"220 "] * 3
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+            client.sendmail("alice@example.org", [SERVER], make_mail("alice@example.org", "help"))
+        assert [connection.makefile("rb").readline()[:10] for connection in crowd[:1]] == [b"421 4.4.2 "]
+    assert stored_senders(runtime) == ["alice@example.org"]
+
+
+def test_mail_data_that_goes_on_past_the_size_limit_is_cut_off(runtime: Runtime) -> None:
+    """Before, it was read and thrown away to its end, which need never come."""
+    runtime.settings = replace(runtime.settings, max_message_bytes=10_000)
+    with listening(runtime) as port, socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
+        replies = connection.makefile("rb")
+        connection.sendall(b"HELO endless\r\nMAIL FROM:<a@example.org>\r\nRCPT TO:<pbmserv@localhost>\r\nDATA\r\n")
+        assert [replies.readline()[:3] for _ in range(5)] == [b"220", b"250", b"250", b"250", b"354"]
+        with pytest.raises((ConnectionResetError, BrokenPipeError)):
+            for _ in range(1000):  # 100 MB: far past the limit and the slack after it
+                connection.sendall((b"x" * 998 + b"\r\n") * 100)
+        assert replies.readline().startswith(b"552 5.3.4 ")
+
+
+def test_a_session_that_errs_again_and_again_is_closed(runtime: Runtime) -> None:
+    """Each unknown reply address costs a database look-up: a client may
+    not try a thousand. The server's own address named again is taken once."""
+    with listening(runtime) as port, smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+        client.ehlo()
+        client.mail("many@example.org")
+        assert {client.rcpt(SERVER)[0] for _ in range(100)} == {250}
+        answers = []
+        with pytest.raises(smtplib.SMTPServerDisconnected):
+            for board in range(1000):
+                answers.append(client.rcpt(f"pbmserv+majority-{board}-1-abcdefghjkmnpqrs@localhost")[0])
+    assert answers == [550] * MOST_ERRORS + [421]  # the 421 that closed the session, read as the next answer
 
 
 # -- `pbmserv receive` refuses what SMTP intake refuses ----------------------------
