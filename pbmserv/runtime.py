@@ -46,7 +46,7 @@ class Runtime:
         )
 
     def upgrade_schema(self) -> None:
-        upgrade(self.settings.database_url, self.settings.database_busy_seconds)
+        upgrade(self.settings.database_url, self.settings.database_busy_seconds, self.engine)
 
     def close(self) -> None:
         self.engine.dispose()

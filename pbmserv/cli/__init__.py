@@ -13,14 +13,16 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from pbmserv.config import ConfigError, TryAgainLater
-from pbmserv.service.intake import Intake
 from pbmserv.store.errors import UNAVAILABLE, driver_error
 from pbmserv.store.key import key_path
+
+if TYPE_CHECKING:
+    from pbmserv.service.intake import Intake
 
 # sysexits codes
 EX_DATAERR = 65  # the mail is refused for good; the MTA bounces it

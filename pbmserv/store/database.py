@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
@@ -22,6 +19,10 @@ from sqlalchemy.orm import sessionmaker
 from pbmserv.config import ConfigError
 from pbmserv.store.prepared import PLAIN, run_sql
 from pbmserv.store.urls import normalise_url
+
+if TYPE_CHECKING:  # Alembic is imported only where the schema is made or changed: `receive` costs less without it
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +182,8 @@ def session_factory(engine: Engine) -> sessionmaker:
 
 
 def alembic_config(url: str, busy_seconds: float = 10.0) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
@@ -188,17 +191,19 @@ def alembic_config(url: str, busy_seconds: float = 10.0) -> Config:
     return config
 
 
-def upgrade(url: str, busy_seconds: float = 10.0) -> None:
+def upgrade(url: str, busy_seconds: float = 10.0, engine: Engine | None = None) -> None:
     """Bring the database at `url` to the newest schema, making it if there
     is none. `receive` upgrades for each mail: a database that is current
-    costs a read of its revision, and Alembic's log lines (two even when it
-    has nothing to do) are kept for -v; one line says when the schema
-    changed."""
-    current, head = _revisions(url, busy_seconds)
+    costs one read of its revision (on `engine`, if given), without Alembic;
+    Alembic's log lines (two even when it has nothing to do) are kept for
+    -v; one line says when the schema changed."""
+    current, head = _revisions(url, busy_seconds, engine)
     if current == head:
         return
     _known_revision(url, current)
     with _alembic_quiet():
+        from alembic import command
+
         command.upgrade(alembic_config(url, busy_seconds), "head")
     log.info("database schema upgraded from %s to %s", current or "nothing", head)
 
@@ -229,15 +234,51 @@ def sqlite_file(url: str) -> Path | None:
     return Path(parsed.database).resolve()
 
 
-def _revisions(url: str, busy_seconds: float) -> tuple[str | None, str | None]:
+def _revisions(url: str, busy_seconds: float, engine: Engine | None = None) -> tuple[str | None, str]:
     """The schema revision of the database (None: no pbmserv schema), and the newest one."""
-    engine = make_engine(url, busy_seconds)
+    if engine is not None:
+        return schema_revision(engine), newest_revision()
+    own_engine = make_engine(url, busy_seconds)
     try:
-        with reading(engine) as connection, _alembic_quiet():
-            current = MigrationContext.configure(connection).get_current_revision()
+        return schema_revision(own_engine), newest_revision()
     finally:
-        engine.dispose()
-    return current, _scripts().get_current_head()
+        own_engine.dispose()
+
+
+#: where each dialect says whether the table of Alembic's revision is there (in the schema Alembic uses)
+_REVISION_TABLE_THERE = {
+    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'",
+    "postgresql": "SELECT count(*) FROM pg_class WHERE oid = to_regclass('alembic_version')",
+}
+
+
+def schema_revision(engine: Engine) -> str | None:
+    """The revision Alembic wrote into the database (None: none), read as
+    Alembic reads it, with one query, without loading Alembic."""
+    with reading(engine) as connection:
+        if not connection.execute(text(_REVISION_TABLE_THERE[engine.dialect.name])).scalar_one():
+            return None
+        revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(revisions) > 1:
+        raise ConfigError(f"the database has more than one schema revision ({', '.join(revisions)}): pbmserv makes only one")
+    return revisions[0] if revisions else None
+
+
+_REVISION_LINE = re.compile(r"""^revision = ['"]([^'"]+)['"]$""", re.MULTILINE)
+
+
+@cache
+def newest_revision() -> str:
+    """The newest schema revision: that of the migration whose file's name
+    sorts last (they are numbered `NNNN_what_it_does.py`; a test makes
+    sure that this is Alembic's head). Reading it costs a
+    directory listing and one file, where Alembic's `ScriptDirectory` reads
+    and compiles every migration."""
+    newest = max((MIGRATIONS / "versions").glob("[0-9]*.py"))
+    found = _REVISION_LINE.search(newest.read_text())
+    if found is None:
+        raise RuntimeError(f"{newest} names no revision")
+    return found.group(1)
 
 
 @contextmanager
@@ -255,7 +296,11 @@ def _alembic_quiet() -> Iterator[None]:
 
 
 def _known_revision(url: str, current: str | None) -> None:
-    if current is not None and current not in {script.revision for script in _scripts().walk_revisions()}:
+    if current is None:
+        return
+    with _alembic_quiet():  # importing Alembic logs its plugins at INFO
+        known = {script.revision for script in _scripts().walk_revisions()}
+    if current not in known:
         raise ConfigError(
             f"the database at {_shown(url)} has schema {current}, which this pbmserv does not know: "
             "a newer pbmserv made it; run that one"
@@ -264,6 +309,8 @@ def _known_revision(url: str, current: str | None) -> None:
 
 @cache  # the migration files do not change while the program runs; reading them costs some 13 ms
 def _scripts() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory(str(MIGRATIONS))
 
 

@@ -3,14 +3,15 @@ pending mail in arrival order, and writing how each went."""
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, bindparam, select, update
 from sqlalchemy import exc as errors
-from sqlalchemy.dialects import postgresql, sqlite
 
 from pbmserv.store.database import lost_a_race, writing
 from pbmserv.store.models import InboundMail
@@ -67,19 +68,23 @@ _FORGET_ORIGINALS = (
 )
 
 
-def _new_mails(dialect_insert: Callable[[Any], Any]) -> Any:
+@cache
+def _new_mails(dialect: str) -> Any:
     """Insert mails whose dedup key is new; a key already stored (by
     another process meanwhile, or an earlier admission) is left out, not
-    an error (which, on PostgreSQL, would also abort psycopg's pipeline)."""
+    an error (which, on PostgreSQL, would also abort psycopg's pipeline).
+    Made for the database in use only: SQLAlchemy's PostgreSQL dialect
+    takes longer to import than a `receive` on SQLite takes to store."""
+    dialect_insert = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert
     return dialect_insert(INBOUND).on_conflict_do_nothing(index_elements=[INBOUND.c.dedup_key])
 
 
-#: by dialect, giving back (dedup key, id) of each mail stored
-_STORE = {
-    name: _new_mails(dialect_insert).returning(INBOUND.c.dedup_key, INBOUND.c.id)
-    for name, dialect_insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
-}
-_ADMIT = _new_mails(sqlite.insert)
+@cache
+def _store_statement(dialect: str) -> Any:
+    """`_new_mails`, giving back (dedup key, id) of each mail stored."""
+    return _new_mails(dialect).returning(INBOUND.c.dedup_key, INBOUND.c.id)
+
+
 _STORED = select(INBOUND.c.dedup_key, INBOUND.c.id).where(INBOUND.c.dedup_key.in_(bindparam("keys", expanding=True)))
 
 
@@ -109,7 +114,7 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
                 fresh.setdefault(mail.dedup_key, _pending_row(mail))
         stored: dict[str, int] = {}
         if fresh:
-            rows = connection.execute(_STORE[connection.dialect.name], list(fresh.values()))
+            rows = connection.execute(_store_statement(connection.dialect.name), list(fresh.values()))
             stored = {key: row_id for key, row_id in rows}
             if len(stored) < len(fresh):  # stored by another process since the first look
                 taken = connection.execute(_STORED, {"keys": [key for key in fresh if key not in stored]})
@@ -127,7 +132,7 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
 def admit(connection: Connection, arrivals: list[Arrival]) -> None:
     """Move spooled mails into the database in this transaction; a dedup key already stored is left out."""
     if arrivals:
-        connection.execute(_ADMIT, [_pending_row(mail) for mail in arrivals])
+        connection.execute(_new_mails("sqlite"), [_pending_row(mail) for mail in arrivals])
 
 
 def _pending_row(mail: Arrival) -> dict[str, object]:

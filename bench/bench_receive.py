@@ -1,0 +1,221 @@
+"""Wall time of `pbmserv receive` per mail, as Postfix's pipe transport runs it:
+one process per mail, the mail on standard input, the settings in a TOML file
+passed with `--config` (README, "Pipe transport").
+
+    .venv/bin/python bench/bench_receive.py [-n 50] [--kind move|help] [--postgres URL]
+
+A fresh server is set up in a temporary directory (SQLite: its database,
+spool and key there; with `--postgres URL`, a new database made on that
+server for the run and dropped after it). Alice and bob sign up and alice
+challenges bob to a game of majority on the largest board, untimed. Then N
+mails are timed one by one, each a `pbmserv receive` process from start
+to exit: with `--kind move` (the default) each is the next player's move
+on that board (a new board when one ends), which loads the game, checks
+the password at the production argon2id cost and mails the board to both
+players; with `--kind help` each asks for the server's help, which needs
+no game. Every mail must exit 0, and at the end every move must be
+applied. Prints p50 and p95 wall per mail last.
+
+Python keeps the modules' compiled bytecode (as an installed pbmserv has it:
+pip compiles it at install) unless `--no-bytecode-cache`, which runs each
+`receive` with PYTHONDONTWRITEBYTECODE=1, as an editable install under that
+setting runs: every pbmserv module is then compiled anew in each process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.utils import formatdate
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from pbmserv.gamekit import get_game
+from pbmserv.store.urls import normalise_url
+
+PBMSERV = str(Path(sys.executable).with_name("pbmserv"))
+PLAYERS = (("alice", "secret-a1"), ("bob", "secret-b2"))
+GAME = "majority"
+OPTIONS = {"size": "14", "stones": "98"}
+
+
+def config_text(directory: Path, database_url: str) -> str:
+    return f"""\
+[database]
+url = "{database_url}"
+key_file = "{directory / 'pbmserv.key'}"
+
+[mail]
+address = "games@example.test"
+backend = "maildir"
+maildir = "{directory / 'mail' / 'outbox'}"
+
+[limits]
+replies_per_hour = 1000000
+error_replies_per_hour = 1000000
+challenges_per_hour = 1000000
+"""
+
+
+class Server:
+    def __init__(self, config: Path, bytecode_cache: bool):
+        self.config = config
+        self.serial = 0
+        self.environment = {key: value for key, value in os.environ.items() if not key.startswith("PBMSERV_")}
+        if bytecode_cache:
+            self.environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            self.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+
+    def mail(self, sender: str, subject: str) -> bytes:
+        self.serial += 1
+        return (
+            f"From: {sender}@example.org\r\nTo: games@example.test\r\nDate: {formatdate()}\r\n"
+            f"Message-ID: <bench-{os.getpid()}-{self.serial}@example.org>\r\nSubject: {subject}\r\n\r\nbench\r\n"
+        ).encode()
+
+    def receive(self, sender: str, subject: str) -> tuple[float, float]:
+        """Runs one `pbmserv receive`; its wall time and CPU time (user and system) in seconds."""
+        raw = self.mail(sender, subject)
+        command = [PBMSERV, "--config", str(self.config), "receive", "--sender", f"{sender}@example.org",
+                   "--recipient", "games@example.test"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        result = subprocess.run(command, input=raw, capture_output=True, check=False, env=self.environment)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if result.returncode != 0:
+            sys.exit(f"receive exited {result.returncode} for {subject!r}:\n{result.stderr.decode()}")
+        return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+class Board:
+    """The bench's own copy of the board it plays on, to pick legal moves."""
+
+    def __init__(self, server: Server, number: int):
+        self.game = get_game(GAME)
+        self.number = number
+        self.state = self.game.new(OPTIONS, [name for name, _ in PLAYERS])
+        self.moves = 0
+        options = " ".join(f"-{key}={value}" for key, value in OPTIONS.items())
+        server.receive("alice", f"{GAME} challenge {options} alice bob")
+
+    def next_move(self, rng: random.Random) -> tuple[str, str] | None:
+        """(sender, subject) of the next move, None once the game is over."""
+        if self.game.outcome(self.state) is not None:
+            return None
+        seat = min(self.game.to_move(self.state))
+        move = rng.choice(self.game.legal_moves(self.state, seat))
+        self.state = self.game.play(self.state, seat, move)
+        self.moves += 1
+        name, password = PLAYERS[seat]
+        return name, f"{GAME} move {self.number} {name} {password} {move} #{self.moves}"
+
+
+def progress(done: int, total: int) -> None:
+    filled = round(30 * done / total)
+    print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
+    if done == total:
+        print(file=sys.stderr)
+
+
+def timed_mails(server: Server, kind: str, count: int) -> tuple[list[tuple[float, float]], int]:
+    """The (wall, CPU) times of `count` mails, and how many moves they made."""
+    for name, password in PLAYERS:
+        server.receive(name, f"signup {name} {password}")
+    rng = random.Random(21)
+    board = Board(server, 101) if kind == "move" else None
+    times: list[tuple[float, float]] = []
+    moves = 0
+    for _ in range(count):
+        if board is None:
+            times.append(server.receive("alice", "help"))
+        else:
+            step = board.next_move(rng)
+            if step is None:
+                board = Board(server, board.number + 1)
+                step = board.next_move(rng)
+                assert step is not None, "a new board has a move"
+            times.append(server.receive(*step))
+            moves += 1
+        progress(len(times), count)
+    return times, moves
+
+
+@contextmanager
+def fresh_postgres(url: str) -> Iterator[str]:
+    """A new database on the server at `url` for the run, dropped after it."""
+    name = f"pbm_bench_receive_{os.getpid()}"
+    admin = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    try:
+        yield normalise_url(make_url(url).set(database=name).render_as_string(hide_password=False))
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+def applied_moves(database_url: str) -> int:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(text("SELECT count(*) FROM moves")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def run(directory: Path, database_url: str, arguments: argparse.Namespace) -> list[tuple[float, float]]:
+    config = directory / "pbmserv.toml"
+    config.write_text(config_text(directory, database_url))
+    kind, count = arguments.kind, arguments.n
+    times, moves = timed_mails(Server(config, arguments.bytecode_cache), kind, count)
+    stored = applied_moves(database_url)
+    if stored != moves:
+        sys.exit(f"{moves} moves mailed, {stored} applied")
+    replies = len(list((directory / "mail" / "outbox" / "new").iterdir()))
+    print(f"{count} mails ({kind}), {moves} moves applied, {replies} replies in the maildir")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", type=int, default=50, help="mails timed (default 50)")
+    parser.add_argument("--kind", choices=("move", "help"), default="move")
+    parser.add_argument("--no-bytecode-cache", dest="bytecode_cache", action="store_false",
+                        help="compile every module anew in each process (PYTHONDONTWRITEBYTECODE=1)")
+    parser.add_argument("--postgres", metavar="URL", help="PostgreSQL server to make the run's database on")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-receive-") as name:
+        directory = Path(name)
+        if arguments.postgres:
+            with fresh_postgres(arguments.postgres) as url:
+                times = run(directory, url, arguments)
+            database = "PostgreSQL"
+        else:
+            times = run(directory, f"sqlite:///{directory / 'pbmserv.db'}", arguments)
+            database = "SQLite"
+    cpus = [cpu for _, cpu in times]
+    walls = [wall for wall, _ in times]
+    cuts = statistics.quantiles(walls, n=20, method="inclusive")
+    print(f"CPU (user + system) per mail p50 {statistics.median(cpus):.3f} s; the machine's load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    cache = "" if arguments.bytecode_cache else ", no bytecode cache"
+    print(f"receive on {database}, {arguments.kind} mails{cache}: wall per mail p50 {statistics.median(walls):.3f} s, "
+          f"p95 {cuts[18]:.3f} s (n={len(walls)}, min {min(walls):.3f} s, max {max(walls):.3f} s)")
+
+
+if __name__ == "__main__":
+    main()
