@@ -4,6 +4,7 @@ both colours; and its thinking time on the largest boards.
 
     .venv/bin/python bench/bench_bots.py [--games N] [--strength normal] [--seconds S]
                                          [--opponents random,greedy] [--large] [--only WORD] [--jobs 2]
+                                         [--cpu-time]
     .venv/bin/python bench/bench_bots.py --timing K [--strength normal] [--jobs 1]
 
 Each row: the bot's wins, draws and losses over N games as the first seat
@@ -15,7 +16,10 @@ when there is one, else one with the best tally margin right after it
 (`Game.tally`), at random among equals, and sees the whole state, secrets
 included. `--large` adds the largest boards; `--seconds` caps the bot's
 time per move below its strength's. Games run in `--jobs` processes (the
-times are then measured with that many games sharing the cores).
+times are then measured with that many games sharing the cores;
+`--cpu-time` counts every bot's budget and time in its process's CPU
+seconds instead, so that a busy machine changes how long a run takes but
+not its figures).
 `--timing K` thinks once on each of K positions of every largest board,
 reached by random play to a random depth, and prints the time per move.
 
@@ -80,16 +84,25 @@ def greedy_player(game: Game, state: Any, seat: int, rng: random.Random) -> str:
     return greedy_move(game, state, seat, rng)
 
 
-def bot_player(strength: str) -> Player:
+#: what the bots' seconds are counted on (`--cpu-time`: the process's CPU time)
+CLOCK = {False: time.perf_counter, True: time.process_time}
+
+
+def bot_player(strength: str, cpu_time: bool) -> Player:
     def play(game: Game, state: Any, seat: int, rng: random.Random) -> str:
-        return choose_move(game, state, seat, strength=strength, rng=rng)
+        return choose_move(game, state, seat, strength=strength, rng=rng, clock=CLOCK[cpu_time])
     return play
 
 
-OPPONENTS: dict[str, Player] = {
-    "random": random_player, "greedy": greedy_player,
-    **{strength: bot_player(strength) for strength in ("easy", "normal", "strong")},
-}
+def opponent(name: str, cpu_time: bool) -> Player:
+    if name == "random":
+        return random_player
+    if name == "greedy":
+        return greedy_player
+    return bot_player(name, cpu_time)
+
+
+OPPONENTS = ("random", "greedy", "easy", "normal", "strong")
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,7 @@ class Match:
     seed: int
     strength: str
     seconds: float | None
+    cpu_time: bool
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,8 @@ class Result:
 def play_match(match: Match) -> Result:
     game = get_game(match.word)
     rng = random.Random(match.seed)
+    clock = CLOCK[match.cpu_time]
+    other = opponent(match.opponent, match.cpu_time)
     state = game.new(match.options, PLAYERS if match.bot_seat == 0 else PLAYERS[::-1])
     think: list[float] = []
     hopeless_turns = 0
@@ -120,14 +136,14 @@ def play_match(match: Match) -> Result:
     while (outcome := game.outcome(state)) is None:
         seat = min(game.to_move(state))
         if seat == match.bot_seat:
-            started = time.perf_counter()
-            decision = decide(game, state, seat, strength=match.strength, seconds=match.seconds, rng=rng)
-            think.append(time.perf_counter() - started)
+            started = clock()
+            decision = decide(game, state, seat, strength=match.strength, seconds=match.seconds, rng=rng, clock=clock)
+            think.append(clock() - started)
             hopeless_turns = hopeless_turns + 1 if hopeless(decision) else 0
             would_resign |= hopeless_turns >= 2 and len(think) > RESIGN_AFTER_OWN_MOVES
             move = decision.move
         else:
-            move = OPPONENTS[match.opponent](game, state, seat, rng)
+            move = other(game, state, seat, rng)
         state = game.play(state, seat, move)
     score = 0.5 if not outcome.winners else 1.0 if match.bot_seat in outcome.winners else 0.0
     return Result(score, tuple(think), would_resign)
@@ -183,6 +199,7 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="add the largest boards")
     parser.add_argument("--only", default=None, help="one game word")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--cpu-time", action="store_true", help="count the bots' seconds in CPU time")
     parser.add_argument("--timing", type=int, default=0, help="time the bot on K positions of each largest board")
     args = parser.parse_args()
     if args.timing:
@@ -191,23 +208,23 @@ def main() -> None:
     opponents = args.opponents.split(",")
     sets = [(w, o) for w, o in MAIN_SETS + (LARGE_SETS if args.large else ()) if args.only in (None, w)]
     matches = [
-        Match(word, options, opponent, bot_seat, seed, args.strength, args.seconds)
-        for word, options in sets for opponent in opponents for bot_seat in (0, 1) for seed in range(args.games)
+        Match(word, options, name, bot_seat, seed, args.strength, args.seconds, args.cpu_time)
+        for word, options in sets for name in opponents for bot_seat in (0, 1) for seed in range(args.games)
     ]
     print(f"bot {args.strength}" + (f", at most {args.seconds} s a move" if args.seconds else "")
-          + f"; {args.games} games per colour and opponent")
+          + (", seconds of CPU time" if args.cpu_time else "") + f"; {args.games} games per colour and opponent")
     print(f"{'game':<38} {'vs':<7} {'first W-D-L':>11} {'second W-D-L':>12} {'win%':>5}"
           f" {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'false resign':>12}")
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(zip(matches, pool.map(play_match, matches)))
     for word, options in sets:
-        for opponent in opponents:
+        for name in opponents:
             mine = {seat: [r for m, r in results if (m.word, m.options, m.opponent, m.bot_seat)
-                           == (word, options, opponent, seat)] for seat in (0, 1)}
+                           == (word, options, name, seat)] for seat in (0, 1)}
             both = mine[0] + mine[1]
             tallies = ["-".join(str(sum(r.score == s for r in mine[seat])) for s in (1.0, 0.5, 0.0)) for seat in (0, 1)]
             false_resigns = sum(r.would_resign and r.score > 0 for r in both)
-            print(timings(f"{label(word, options):<38} {opponent:<7} {tallies[0]:>11} {tallies[1]:>12}"
+            print(timings(f"{label(word, options):<38} {name:<7} {tallies[0]:>11} {tallies[1]:>12}"
                           f" {100 * statistics.mean(r.score for r in both):>5.0f}", [t for r in both for t in r.think])
                   + f" {false_resigns:>12}", flush=True)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,10 +92,15 @@ def choose_move(
     seconds: float | None = None,
     iterations: int | None = None,
     rng: random.Random,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> str:
     """A legal move for `seat` in canonical text, chosen from what `seat`
-    can know. `seconds` and `iterations` override the strength's limits."""
-    return decide(game, state, seat, strength=strength, seconds=seconds, iterations=iterations, rng=rng).move
+    can know. `seconds` and `iterations` override the strength's limits;
+    `clock` is what the seconds are counted on (the bench counts the
+    process's CPU time on a shared machine)."""
+    return decide(
+        game, state, seat, strength=strength, seconds=seconds, iterations=iterations, rng=rng, clock=clock,
+    ).move
 
 
 def decide(
@@ -107,6 +112,7 @@ def decide(
     seconds: float | None = None,
     iterations: int | None = None,
     rng: random.Random,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Decision:
     """`choose_move`'s move with the search's judgement of it."""
     if strength not in STRENGTHS:
@@ -117,7 +123,7 @@ def decide(
     if len(legal) == 1:
         return Decision(legal[0], None)
     budget = STRENGTHS[strength]
-    deadline = time.perf_counter() + (budget.seconds if seconds is None else seconds)
+    deadline = clock() + (budget.seconds if seconds is None else seconds)
     winning = winning_move(game, state, seat, legal, rng)
     if winning is not None:
         return Decision(winning, 1.0)
@@ -126,7 +132,7 @@ def decide(
         root.ranked = ranked(game, game.determinize(state, seat, rng), seat, legal, rng)
     depth = game.playout_moves if budget.playout_depth is None else budget.playout_depth
     for _ in range(budget.iterations if iterations is None else iterations):
-        if root.visits and time.perf_counter() >= deadline:
+        if root.visits and clock() >= deadline:
             break
         iterate(game, game.determinize(state, seat, rng), seat, root, depth, budget.ordered, rng)
     move = most_visited(root, seat, legal, rng)
