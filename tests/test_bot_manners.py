@@ -132,7 +132,7 @@ def test_an_undo_request_is_accepted_and_the_bot_moves_again(runtime: Runtime, c
     start(runtime, clock, "alice bot", ["b2", "a1", "c3"])
     alice(runtime, clock, "move undo")
     [(_, answered)] = bots_round(runtime, clock)
-    assert "move 3 (alice) is taken back" in " ".join(body(answered).split())
+    assert "move 3 is taken back" in " ".join(body(answered).split())
     assert moves_of(runtime, "toy") == [(0, "b2"), (1, "a1")]
     assert bots_round(runtime, clock) == []  # alice's turn again: the bot has nothing to do
     alice(runtime, clock, "move c1")
@@ -140,15 +140,19 @@ def test_an_undo_request_is_accepted_and_the_bot_moves_again(runtime: Runtime, c
     assert len(moves_of(runtime, "toy")) == 4
 
 
-def test_an_undo_of_the_bots_own_move_is_accepted_and_it_moves_anew(runtime: Runtime, clock: FakeClock) -> None:
-    """The move taken back is the bot's: it is the bot's turn again, a turn
-    of its own (its mail another Message-ID), and the bot moves."""
+def test_an_undo_after_the_bots_answer_takes_back_both_moves(runtime: Runtime, clock: FakeClock) -> None:
+    """alice's undo once the bot has answered her move takes back her move
+    and the answer: it is her turn again, and the bot's next turn is a new
+    one (its mail another Message-ID)."""
     start(runtime, clock, "alice bot", ["b2", "a1"])
     alice(runtime, clock, "move undo")
+    [(_, answered)] = bots_round(runtime, clock)
+    assert "moves 1 and 2 are taken back" in " ".join(body(answered).split())
+    assert moves_of(runtime, "toy") == []
+    assert bots_round(runtime, clock) == []
+    alice(runtime, clock, "move c3")
     bots_round(runtime, clock)
-    assert moves_of(runtime, "toy") == [(0, "b2")]
-    bots_round(runtime, clock)
-    assert len(moves_of(runtime, "toy")) == 2
+    assert [text for _, text in moves_of(runtime, "toy")][0] == "c3" and len(moves_of(runtime, "toy")) == 2
 
 
 def test_a_draw_is_accepted_when_the_bot_is_losing_on_its_turn(runtime: Runtime, clock: FakeClock) -> None:

@@ -137,15 +137,27 @@ def test_a_preview_saves_nothing(game_on: Runtime) -> None:
 
 
 # -- proposals --------------------------------------------------------------------------
-def test_an_accepted_undo_is_a_replay_without_the_last_move(game_on: Runtime) -> None:
+def test_an_accepted_undo_is_a_replay_without_the_proposers_last_move_and_all_after_it(game_on: Runtime) -> None:
     send(game_on, "bob@example.org", "toy queue 101 bob bob-pw c3")
-    send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1")
-    send(game_on, "alice@example.org", "toy move 101 alice alice-pw undo")
-    send(game_on, "bob@example.org", "toy move 101 bob bob-pw accept")
+    send(game_on, "alice@example.org", "toy move 101 alice alice-pw a1")  # bob's queued c3 answers at once
+    send(game_on, "bob@example.org", "toy move 101 bob bob-pw undo")
+    assert board_101(game_on)[0].proposal == {"kind": "undo", "by": 1, "accepted": [1], "from": 2}
+    send(game_on, "alice@example.org", "toy move 101 alice alice-pw accept")
     board, moves, _ = board_101(game_on)
     toy = Toy()
     assert [m.text for m in moves] == ["a1"] and board.move_count == 1 and board.proposal is None
     assert board.state == toy.encode(toy.play(toy.new({}, ["alice", "bob"]), 0, "a1"))
+    send(game_on, "alice@example.org", "toy move 101 alice alice-pw undo")
+    send(game_on, "bob@example.org", "toy move 101 bob bob-pw accept")
+    board, moves, _ = board_101(game_on)
+    assert moves == [] and board.move_count == 0 and board.state == toy.encode(toy.new({}, ["alice", "bob"]))
+
+
+def test_an_undo_needs_a_move_of_ones_own(game_on: Runtime) -> None:
+    before = everything(game_on)
+    replies = dict(send(game_on, "bob@example.org", "toy move 101 bob bob-pw undo"))
+    assert "You have made no move on board 101 to take back." in body(replies["bob@example.org"])
+    assert everything(game_on) == before
 
 
 def test_a_move_lets_an_open_proposal_lapse(game_on: Runtime) -> None:

@@ -131,7 +131,7 @@ PROPOSAL_ACTIONS = ("propose", "undo", "accept", "reject")
 @dataclass(frozen=True)
 class Proposal(GameCommand):
     """`GAME move board uid pw propose|undo|accept|reject`: offer a draw, ask to
-    take back the last move, or answer the open offer."""
+    take back the proposer's last move, or answer the open offer."""
 
     board: int
     userid: str

@@ -2,7 +2,10 @@
 
 One proposal is open per board (`boards.proposal`); it takes effect when
 every other player has accepted it, `reject` clears it, and any move lets
-it lapse (the board mail of that move says so)."""
+it lapse (the board mail of that move says so). An undo request takes
+back the proposer's own last move and every move made after it: against
+an opponent who answers at once (a bot, a queued move) the last move is
+seldom the proposer's own."""
 
 from __future__ import annotations
 
@@ -52,14 +55,17 @@ def _answer_hint(game: Game, board: BoardRecord) -> str:
 def _open(ctx: Context, game: Game, board: BoardRecord, seat: int, kind: str) -> str:
     if board.proposal is not None:
         raise _error(game, board, f"{views.whose_proposal(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
-    if kind == "undo" and board.move_count == 0:
-        raise _error(game, board, f"Board {board.board} has no move to take back.", "make a move instead")
+    proposal: dict[str, Any] = {"kind": kind, "by": seat, "accepted": [seat]}
+    if kind == "undo":
+        own = [move.number for move in records.board_moves(ctx.connection, board.id) if move.seat == seat]
+        if not own:
+            raise _error(game, board, f"You have made no move on board {board.board} to take back.", "make a move instead")
+        proposal["from"] = own[-1]
     if not ctx.rates.take(PROPOSED, f"{board.id} {seat}", ctx.now, PROPOSALS_PER_HOUR):
         raise _error(
             game, board, f"You have made {PROPOSALS_PER_HOUR} offers and requests on board {board.board} in the last hour, "
             "the most the server passes on.", "make a move, or offer again in an hour",
         )
-    proposal = {"kind": kind, "by": seat, "accepted": [seat]}
     board.proposal = proposal
     board.updated_at = ctx.now
     return f"{views.whose_proposal(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
@@ -68,7 +74,15 @@ def _open(ctx: Context, game: Game, board: BoardRecord, seat: int, kind: str) ->
 def _what_it_does(proposal: dict[str, Any], board: BoardRecord) -> str:
     if proposal["kind"] == "draw":
         return "the game ends drawn if every other player accepts;"
-    return f"move {board.move_count} is taken back if every other player accepts;"
+    return f"{_moves_taken_back(proposal, board)} taken back if every other player accepts;"
+
+
+def _moves_taken_back(proposal: dict[str, Any], board: BoardRecord) -> str:
+    """ "move 7 is" / "moves 7 and 8 are" / "moves 5 to 8 are" """
+    first, last = proposal.get("from", board.move_count), board.move_count
+    if first == last:
+        return f"move {last} is"
+    return f"moves {first} {'and' if last == first + 1 else 'to'} {last} are"
 
 
 def _accept(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
@@ -88,12 +102,16 @@ def _accept(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
 
 
 def _take_back(ctx: Context, game: Game, board: BoardRecord, proposal: dict[str, Any]) -> str:
-    """Undo the last move: the state is the replay of the moves before it."""
-    *kept, last = records.board_moves(ctx.connection, board.id)
+    """Undo the proposer's last move and every move after it: the state is
+    the replay of the moves before them."""
+    moves = records.board_moves(ctx.connection, board.id)
+    first = proposal.get("from", board.move_count)
+    kept = [move for move in moves if move.number < first]
     state = boards.replay(game, board, kept)
-    lead = f"{views.whose_proposal(proposal, board)} is accepted by every player: move {last.number} ({board.seats[last.seat]}) is taken back."
-    records.remove_move(ctx.connection, board.id, last.number)
-    board.move_count -= 1
+    lead = f"{views.whose_proposal(proposal, board)} is accepted by every player: {_moves_taken_back(proposal, board)} taken back."
+    for move in reversed(moves[len(kept):]):
+        records.remove_move(ctx.connection, board.id, move.number)
+    board.move_count = len(kept)
     board.state = game.encode(state)
     board.updated_at = ctx.now
     return lead
@@ -103,7 +121,7 @@ def _open_proposal(game: Game, board: BoardRecord) -> dict[str, Any]:
     if board.proposal is None:
         raise _error(
             game, board, f"Nothing is proposed on board {board.board}, so there is nothing to accept or reject.",
-            f"'{game.name} move {board.board} userid password propose' offers a draw, '... undo' asks to take back the last move",
+            f"'{game.name} move {board.board} userid password propose' offers a draw, '... undo' asks to take back your last move",
         )
     return board.proposal
 
