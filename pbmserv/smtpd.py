@@ -8,6 +8,7 @@ import asyncio
 import errno
 import logging
 import os
+import resource
 from collections import defaultdict
 from typing import Any, AnyStr, cast
 
@@ -273,11 +274,35 @@ class LimitedSMTP(SMTP):
             connection.close()
 
 
+#: files the listener's process keeps open besides its sessions (the
+#: database, logs, the spool, the pipes to its children)
+OTHER_OPEN_FILES = 256
+
+
+def raise_open_file_limit(most_sessions: int) -> int:
+    """Raise this process's soft limit on open files (towards the hard one)
+    to hold every session it admits and a full listen backlog besides, as
+    connections of a crowd are accepted before the ones over the limit are
+    closed: at a common soft limit of 1,024 a crowd could otherwise exhaust
+    it. Returns the soft limit now."""
+    needed = most_sessions + LISTEN_BACKLOG + OTHER_OPEN_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return soft
+    wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    if wanted < needed:
+        log.warning("open files are limited to %d here (hard limit); a crowd of connections needs %d", wanted, needed)
+    return wanted
+
+
 async def start_listener(intake: Intake, wake: EventLike, host: str, port: int) -> asyncio.Server:
     """The SMTP server on (host, port); port 0 picks a free port. An address
     in use is worth trying again (an earlier server may be stopping); one
     that cannot be had on this machine is a setting to change."""
     settings = intake.settings
+    raise_open_file_limit(settings.max_sessions)
     handler = IntakeHandler(intake, wake)
     limits = SessionLimits(settings.max_sessions, settings.max_sessions_per_client)
     try:

@@ -9,6 +9,7 @@ import select
 import smtplib
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -344,3 +345,19 @@ def test_receive_refuses_for_good_what_smtp_intake_refuses(
     assert refused.stderr.splitlines()[-1].startswith(b"pbmserv: mail refused: ")
     assert says in refused.stderr
     assert inbound_rows(runtime) == []
+
+
+def test_the_listener_raises_its_open_file_limit_to_hold_a_crowd() -> None:
+    """At a soft limit of 512 open files (below the sessions plus the listen
+    backlog) the listener's process raises it, within the hard limit."""
+    script = (
+        "import resource\n"
+        "from pbmserv.smtpd import raise_open_file_limit\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (512, hard))\n"
+        "print(raise_open_file_limit(200), resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n"
+    )
+    now, soft, hard = (int(word) for word in subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True,
+    ).stdout.split())
+    assert now == soft == min(200 + 1024 + 256, hard if hard >= 0 else 1 << 62)
