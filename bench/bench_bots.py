@@ -3,7 +3,7 @@ greedy player and the other bots, for every game word and main option set,
 both colours; and its thinking time on the largest boards.
 
     .venv/bin/python bench/bench_bots.py [--games N] [--strength normal] [--seconds S]
-                                         [--opponents random,greedy] [--large] [--only WORD] [--jobs 2]
+                                         [--opponents random,greedy] [--large] [--only WORDS] [--jobs 2]
                                          [--cpu-time]
     .venv/bin/python bench/bench_bots.py --timing K [--strength normal] [--jobs 1]
 
@@ -197,7 +197,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="cap on the bot's seconds per move")
     parser.add_argument("--opponents", default="random,greedy", help=f"some of {','.join(OPPONENTS)}")
     parser.add_argument("--large", action="store_true", help="add the largest boards")
-    parser.add_argument("--only", default=None, help="one game word")
+    parser.add_argument("--only", default=None, help="game words or rows, e.g. 'synch,majority -size=6'")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--cpu-time", action="store_true", help="count the bots' seconds in CPU time")
     parser.add_argument("--timing", type=int, default=0, help="time the bot on K positions of each largest board")
@@ -206,7 +206,9 @@ def main() -> None:
         timing(args)
         return
     opponents = args.opponents.split(",")
-    sets = [(w, o) for w, o in MAIN_SETS + (LARGE_SETS if args.large else ()) if args.only in (None, w)]
+    wanted = None if args.only is None else set(args.only.split(","))
+    sets = [(w, o) for w, o in MAIN_SETS + (LARGE_SETS if args.large else ())
+            if wanted is None or w in wanted or label(w, o) in wanted]
     matches = [
         Match(word, options, name, bot_seat, seed, args.strength, args.seconds, args.cpu_time)
         for word, options in sets for name in opponents for bot_seat in (0, 1) for seed in range(args.games)

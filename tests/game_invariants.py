@@ -13,9 +13,12 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 
 from pbmserv.gamekit import Game, IllegalMove, Outcome
+from pbmserv.gamekit.search import choose_move
 
 PLAYERS = ("alice", "bob")
 
+#: the bots' move is asked for (and checked) every this many turns
+BOT_EVERY = 25
 #: texts no game accepts as a move
 GARBAGE_MOVES = ("", "   ", "zz99", "a0", "?", "a1,a1,a1,a1,a1", "move", "-1", "a1;drop table")
 
@@ -38,13 +41,14 @@ def check_random_game(
     At every step: someone may move; every seat allowed to move has legal
     moves; the chosen legal move is accepted; `play` leaves its input alone;
     encode/decode round-trips to an equivalent state; seats not to move and a
-    few garbage texts are refused; viewers that `viewpoint` says share a
+    few garbage texts are refused; the bot's move (every BOT_EVERY turns, the
+    easy bot's search cut to two iterations) is a legal move the game accepts; viewers that `viewpoint` says share a
     view are shown the same board. `extra_refused(state, seat)` can add texts
     that must be refused; `check_views(game, state)` can check renders.
     """
     rng = random.Random(seed)
     state = game.new(options, list(PLAYERS))
-    for _ in range(max_turns):
+    for turn in range(max_turns):
         outcome = game.outcome(state)
         if check_views is not None:
             check_views(game, state)
@@ -72,6 +76,10 @@ def check_random_game(
         if extra_refused is not None:
             for text in extra_refused(state, seat):
                 assert_refused(game, state, seat, text, "extra_refused")
+        if turn % BOT_EVERY == 0:
+            bot_move = choose_move(game, state, seat, strength="easy", iterations=2, seconds=60.0, rng=rng)
+            assert bot_move in legal, f"the bot chose {bot_move!r}, which is not a legal move"
+            game.play(state, seat, bot_move)
         move = rng.choice(legal)
         before = snapshot(game, state)
         deep_before = copy.deepcopy(state)

@@ -54,8 +54,9 @@ def test_every_chosen_move_is_legal(game: Game, options: Mapping[str, str | None
     for _ in range(3):
         state = random_position(game, options, rng)
         for seat in sorted(game.to_move(state)):
-            move = choose_move(game, state, seat, strength="easy", iterations=15, seconds=30, rng=rng)
-            assert move in game.legal_moves(state, seat)
+            for strength in ("easy", "normal"):  # children added at random, and best first
+                move = choose_move(game, state, seat, strength=strength, iterations=15, seconds=30, rng=rng)
+                assert move in game.legal_moves(state, seat)
 
 
 def test_the_bot_takes_a_win_in_one() -> None:
