@@ -42,8 +42,9 @@ def check_random_game(
     moves; the chosen legal move is accepted; `play` leaves its input alone;
     encode/decode round-trips to an equivalent state; seats not to move and a
     few garbage texts are refused; the bot's move (every BOT_EVERY turns, the
-    easy bot's search cut to two iterations) is a legal move the game accepts; viewers that `viewpoint` says share a
-    view are shown the same board. `extra_refused(state, seat)` can add texts
+    easy bot's search cut to two iterations) is a legal move the game
+    accepts; viewers that `viewpoint` says share a view are shown the same
+    board. `extra_refused(state, seat)` can add texts
     that must be refused; `check_views(game, state)` can check renders.
     """
     rng = random.Random(seed)
