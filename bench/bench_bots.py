@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -217,19 +218,19 @@ def main() -> None:
           + (", seconds of CPU time" if args.cpu_time else "") + f"; {args.games} games per colour and opponent")
     print(f"{'game':<38} {'vs':<7} {'first W-D-L':>11} {'second W-D-L':>12} {'win%':>5}"
           f" {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'false resign':>12}")
+    rows = [(word, options, name) for word, options in sets for name in opponents]
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(zip(matches, pool.map(play_match, matches)))
-    for word, options in sets:
-        for name in opponents:
-            mine = {seat: [r for m, r in results if (m.word, m.options, m.opponent, m.bot_seat)
-                           == (word, options, name, seat)] for seat in (0, 1)}
+        results = zip(matches, pool.map(play_match, matches))
+        for word, options, name in rows:  # matches come row by row: print each row once its games are in
+            mine: dict[int, list[Result]] = {0: [], 1: []}
+            for match, result in islice(results, 2 * args.games):
+                mine[match.bot_seat].append(result)
             both = mine[0] + mine[1]
             tallies = ["-".join(str(sum(r.score == s for r in mine[seat])) for s in (1.0, 0.5, 0.0)) for seat in (0, 1)]
             false_resigns = sum(r.would_resign and r.score > 0 for r in both)
             print(timings(f"{label(word, options):<38} {name:<7} {tallies[0]:>11} {tallies[1]:>12}"
                           f" {100 * statistics.mean(r.score for r in both):>5.0f}", [t for r in both for t in r.think])
                   + f" {false_resigns:>12}", flush=True)
-
 
 if __name__ == "__main__":
     main()
