@@ -159,7 +159,7 @@ class Processor:
             admitted = self._admit(connection)
             if also is not None:
                 also(connection)
-            rows = inbound.oldest_pending(connection, most)
+            rows = inbound.next_pending(connection, most)
             output = BatchOutput(connection, self.clock, self.settings, self.key, claimed=hand_over is not None)
             done = 0
             for row in rows:
