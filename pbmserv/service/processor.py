@@ -105,7 +105,9 @@ class Processor:
         waits long.
 
         Mails are processed in arrival order, also across processes: a later
-        mail (a move) may depend on an earlier one (the challenge). A process
+        mail (a move) may depend on an earlier one (the challenge); under a
+        backlog, players' mails before strangers' (`inbound.next_pending`),
+        each sender's still in order. A process
         that finds the oldest mails locked waits for them, then finds them
         done and takes the next. `on_mail(dedup key)` is told of each mail
         as its processing begins. With `hand_over`, the replies are written
