@@ -23,7 +23,9 @@ from proofs.flood_mails import PLAYERS, FloodMails
 SERVER = "pbmserv@localhost"
 #: the flood's clients connect from here, the player from 127.0.0.1: per-client session limits apart
 FLOOD_ADDRESS = "127.0.1.1"
-GAME, GAME_OPTIONS = "majorities", {"size": "5"}
+#: the largest board (56 moves, a new board every ~28 s): the cap of 10 new boards an hour naming a player
+#: is reached after ~5 minutes of moves; longer runs need more pairs of players (not done)
+GAME, GAME_OPTIONS = "majorities", {"size": "7"}
 
 
 # -- the flood -----------------------------------------------------------------------------
