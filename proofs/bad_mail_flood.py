@@ -88,18 +88,18 @@ class Receives:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--short", action="store_true", help="2,000 mails, 5 more through receive (for CI)")
+    parser.add_argument("--short", action="store_true", help="600 mails, 3 more through receive (for CI)")
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
-    parser.add_argument("--mails", type=int, help="bad mails through SMTP (default 100,000; 2,000 with --short)")
-    parser.add_argument("--receive", type=int, help="bad mails through `pbmserv receive` (default 2,000; 5 with --short)")
+    parser.add_argument("--mails", type=int, help="bad mails through SMTP (default 100,000; 600 with --short)")
+    parser.add_argument("--receive", type=int, help="bad mails through `pbmserv receive` (default 2,000; 3 with --short)")
     parser.add_argument("--sessions", type=int, default=8, help="the flood's SMTP sessions at once (default 8)")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--keep", action="store_true", help="keep the work folder (serve's log, the relayed mails' log)")
     parser.add_argument("--no-latency-goal", action="store_true",
                         help="print the latency figures without judging them (the test suite: no timed assertions beside other work)")
     args = parser.parse_args()
-    mails = args.mails if args.mails is not None else 2000 if args.short else 100_000
-    receives = args.receive if args.receive is not None else 5 if args.short else 2000
+    mails = args.mails if args.mails is not None else 600 if args.short else 100_000
+    receives = args.receive if args.receive is not None else 3 if args.short else 2000
     max_bytes = 256 * 1024
 
     workdir = Path(tempfile.mkdtemp(prefix="pbmserv-flood-"))
