@@ -231,6 +231,10 @@ class OutboxMail(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     last_error: Mapped[str] = mapped_column(Text, default="")
+    #: who holds the claim on a pending mail: the `serve` that claimed it (its name, the same across its
+    #: restarts) and the deliverer process it claimed it for; empty for `receive` and `pbmserv deliver`
+    claimed_by: Mapped[str] = mapped_column(String(320), default="", server_default="")
+    claim_token: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
 
 class RateEvent(Base):
