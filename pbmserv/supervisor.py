@@ -80,6 +80,15 @@ def _child_process(
     role: str, settings: Settings, pipes: Pipes, parent_pid: int, log_setup: logs.LogSetup, stuck_mail: str | None,
 ) -> None:
     _die_with(parent_pid)
+    if role == "bots":
+        # the players' mail comes first: the bots think only with the CPU
+        # the listener, worker and deliverer leave (Linux's idle class; `nice`
+        # 19 elsewhere, which still took 14% of the mail's throughput), and
+        # load their modules so too, not in the way of a restarted worker and deliverer
+        if hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        else:
+            os.nice(19)
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     # SIGTERM asks the loop to stop after the round under way; one that comes
@@ -105,13 +114,6 @@ def _child_process(
     elif role == "deliverer":
         worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake, pipes.claims.current())
     else:
-        # the players' mail comes first: the bots think only with the CPU
-        # the listener, worker and deliverer leave (Linux's idle class; `nice`
-        # 19 elsewhere, which still took 14% of the mail's throughput)
-        if hasattr(os, "SCHED_IDLE"):
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        else:
-            os.nice(19)
         worker = BotPlayer(runtime, pipes.wake)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     if stop_asked.is_set():
