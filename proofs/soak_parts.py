@@ -6,6 +6,7 @@ and start under load; and what serve delivered into its maildir."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -84,6 +85,19 @@ class Serve:
         started = re.findall(rf"{role} pid (\d+)|the {role} process died .*?pid (\d+)", self.log.read_text())
         return int("".join(started[-1])) if started else None
 
+    def cpu_seconds(self) -> float:
+        """The CPU time serve and its children (worker, deliverer, bots) have used since they started."""
+        assert self.process is not None
+        pids = [self.process.pid]
+        with contextlib.suppress(FileNotFoundError):
+            pids += map(int, Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split())
+        ticks = 0
+        for pid in pids:
+            with contextlib.suppress(FileNotFoundError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def logged(self, pattern: str) -> int:
         return sum(len(re.findall(pattern, log.read_text())) for log in self.workdir.glob("serve-*.log"))
 
@@ -118,7 +132,7 @@ class Database:
             self.url = f"{server}/{self.name}"
             with self._admin() as connection:
                 connection.execute(text(f'CREATE DATABASE "{self.name}"'))
-        self.engine: Engine = create_engine(self.url)
+        self.engine: Engine = create_engine(self.url, pool_pre_ping=True)  # its connections outlive a restart of PostgreSQL
 
     def _admin(self) -> Connection:
         return create_engine(f"{self.server}/postgres", isolation_level="AUTOCOMMIT").connect()

@@ -74,6 +74,11 @@ class Soak:
         self.accepted = 0  # moves answered 250
         self.left: set[str] = set()  # replies undelivered when serve was killed the last time
         self.first_of_left: float | None = None  # when the first of them was delivered
+        self.recovery_cpu = 0.0  # CPU seconds serve and its children used from their restart until they were
+        self.began = 0.0  # when the first move was sent
+        self.target = moves  # the moves in all by the end of the present `play`
+        self.processed_at: float | None = None  # when every mail accepted was first seen processed
+        self.processed_moves = 0  # the moves accepted then
         self.done = threading.Event()
         self._lock = threading.Lock()
 
@@ -101,16 +106,27 @@ class Soak:
                 self.boards.append(Mirror(number, list(seats), state, random.Random(self.rng.random())))
         assert len(self.boards) == self.board_count, f"{len(self.boards)} boards made of {self.board_count}"
 
+    def all_processed(self) -> bool:
+        """Whether every mail accepted is processed (noting when that was first seen)."""
+        if self.processed() < len(self.message_ids):
+            return False
+        if self.processed_at is None:
+            self.processed_at, self.processed_moves = time.monotonic(), self.accepted
+        return True
+
     def processed(self) -> int:
         """Mails processed (or dropped: none should be)."""
         with self.database.engine.connect() as connection:
             return connection.scalar(select(func.count()).where(InboundMail.status != "pending")) or 0
 
-    def play(self, disturb: Callable[[Soak], None], progress: Progress) -> float:
-        """Every move, from `CLIENTS` clients (each with boards of its own) while `disturb` runs; the seconds it took."""
-        quota = [self.total // self.board_count + (1 if index < self.total % self.board_count else 0)
-                 for index in range(self.board_count)]
+    def play(self, disturb: Callable[[Soak], None], progress: Progress, upto: int) -> float:
+        """The moves up to `upto` in all, from `CLIENTS` clients (each with
+        boards of its own) while `disturb` runs; the seconds it took."""
+        quota = [upto // self.board_count + (1 if index < upto % self.board_count else 0) for index in range(self.board_count)]
+        self.target = upto
+        self.done.clear()
         began = time.monotonic()
+        self.began = self.began or began
         clients = [threading.Thread(target=self._client, args=(list(range(index, self.board_count, CLIENTS)), quota))
                    for index in range(CLIENTS)]
         failure: list[BaseException] = []
@@ -126,7 +142,7 @@ class Soak:
         for client in clients:
             client.start()
         while any(client.is_alive() for client in clients):
-            progress(self.accepted / self.total, f"moves accepted {self.accepted} of {self.total}")
+            progress(self.accepted / upto, f"moves accepted {self.accepted} of {upto}")
             time.sleep(0.2)
         played = time.monotonic() - began
         self.done.set()
@@ -172,7 +188,7 @@ class Soak:
             missing = (self.replies() if replies is None else replies) - set(delivered.scan())
             if replies is not None and len(missing) < len(replies) and self.first_of_left is None:
                 self.first_of_left = time.monotonic()
-            if not missing and (replies is not None or pending == 0 and self.processed() >= len(self.message_ids)):
+            if not missing and (replies is not None or pending == 0 and self.all_processed()):
                 return time.monotonic()
             progress(f"settling: {pending} mails to process, {len(missing)} replies to deliver")
             time.sleep(0.1)
