@@ -189,7 +189,7 @@ def report(
     moves, seconds = played
     rate = moves / seconds
     print(f"\nmoves: {soak.total} on {len(soak.boards)} boards of {soak.game_name}; {moves} of them accepted in {seconds:.1f} s"
-          f" with the kills and restarts: {rate:.1f} moves/s")
+          f" with the {'restart' if args.pg_restart else 'kills and restarts'}: {rate:.1f} moves/s")
     if soak.processed_at is not None:
         processing = soak.processed_at - soak.began
         print(f"those processed {processing:.1f} s after the first was sent: {soak.processed_moves / processing:.1f} moves/s processed")
