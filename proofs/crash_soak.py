@@ -37,8 +37,10 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from soak_parts import SHARED_POSTGRESQL, Database, Delivered, PrivateCluster, Serve
-from soak_play import Soak
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from proofs.soak_parts import SHARED_POSTGRESQL, Database, Delivered, PrivateCluster, Serve  # noqa: E402
+from proofs.soak_play import Soak  # noqa: E402
 
 RESTART_GOAL_SECONDS = 10.0
 SETTLE_SECONDS = 180.0

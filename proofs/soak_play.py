@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from soak_parts import SERVER, Database, Delivered, send_until_taken
 from sqlalchemy import func, select
 
 from pbmserv.gamekit import get_game
 from pbmserv.store.models import Board, InboundMail, Move, OutboxMail
+from proofs.soak_parts import SERVER, Database, Delivered, send_until_taken
 
 GAME = "majority"
 #: 120 moves a game: room for 100 on each board
