@@ -206,7 +206,8 @@ def report(
           f" outcomes handed back again instead of sending again: {serve.logged('handing their outcomes back again')} times")
     waits = check.waits
     if waits:
-        print(f"outbox wait (created to sent): p50 {statistics.median(waits):.2f} s, p99 {sorted(waits)[int(0.99 * len(waits))]:.2f} s,"
+        p99 = sorted(waits)[int(0.99 * len(waits))]
+        print(f"outbox wait (created to sent; not the last act's): p50 {statistics.median(waits):.2f} s, p99 {p99:.2f} s,"
               f" longest {max(waits):.2f} s")
     settle_text = f"{since_restart:.1f} s" if since_restart is not None else f"not within {SETTLE_SECONDS:g} s"
     print(f"every reply delivered {settle_text} after the last restart"

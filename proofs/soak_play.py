@@ -90,15 +90,17 @@ class Soak:
     def set_up(self, progress: Progress) -> None:
         """An account for each player (two a board), and the boards, by mail; waits until they are processed."""
         pairs = [(f"s{number}a", f"s{number}b") for number in range(self.board_count)]
-        mails = [(uid, f"signup {uid} pw-{uid}", f"<signup-{uid}@soak>") for pair in pairs for uid in pair]
+        signups = [(uid, f"signup {uid} pw-{uid}", f"<signup-{uid}@soak>") for pair in pairs for uid in pair]
         options = " ".join(f"-{name}={value}" for name, value in OPTIONS.items())
-        mails += [(a, f"{GAME} challenge {options} {a} {b}", f"<challenge-{a}@soak>") for a, b in pairs]
-        for done, (uid, subject, message_id) in enumerate(mails):
-            self._send(uid, subject, message_id, self.answers)
-            progress(done / len(mails), f"{done + 1} of {len(mails)} mails")
-        while self.processed() < len(self.message_ids):
-            progress(1.0, f"{self.processed()} of {len(mails)} processed")
-            time.sleep(0.2)
+        challenges = [(a, f"{GAME} challenge {options} {a} {b}", f"<challenge-{a}@soak>") for a, b in pairs]
+        # the challenges only once every account is made: under a backlog, players' mail goes before strangers' signups
+        for mails in (signups, challenges):
+            for done, (uid, subject, message_id) in enumerate(mails):
+                self._send(uid, subject, message_id, self.answers)
+                progress(done / len(mails), f"{done + 1} of {len(mails)} mails")
+            while self.processed() < len(self.message_ids):
+                progress(1.0, f"{self.processed()} of {len(self.message_ids)} processed")
+                time.sleep(0.2)
         stmt = select(Board.board, Board.seats, Board.options).where(Board.game_type == GAME).order_by(Board.board)
         with self.database.engine.connect() as connection:
             for number, seats, options in connection.execute(stmt):
@@ -221,5 +223,8 @@ class Soak:
             dead=[row.status for row in outbox].count("dead"),
             undelivered=sum(1 for row in outbox if counts[row.message_id] == 0),
             delivered_distinct=sum(1 for count in counts.values() if count), duplicates=sum(count - 1 for count in counts.values() if count > 1),
-            waits=[(row.next_try_at - row.created_at).total_seconds() for row in outbox if row.status == "sent"],
+            waits=[  # the last act's replies wait for the deliverer it stopped on purpose
+                (row.next_try_at - row.created_at).total_seconds() for row in outbox
+                if row.status == "sent" and row.message_id not in self.left
+            ],
         )
