@@ -26,6 +26,7 @@ from pbmserv.service.intake import Intake
 from pbmserv.smtpd import start_listener
 from pbmserv.store.database import make_engine
 from pbmserv.store.key import key_path
+from pbmserv.store.owners import ClaimOwner
 from pbmserv.store.spool import spool_of
 from pbmserv.store.urls import without_password
 
@@ -106,6 +107,9 @@ def _child_process(
     from pbmserv.worker import Worker
 
     runtime = Runtime(settings)
+    if role in ("worker", "deliverer"):  # the processes that may send what this server claims
+        runtime.delivery.claim_owner = ClaimOwner(pipes.claims.by, runtime.engine)
+        runtime.delivery.claim_owner.keep()
     worker: Loop
     if role == "worker":
         worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress, pipes.claims)
@@ -121,6 +125,8 @@ def _child_process(
     try:
         worker.run(parent_pid)
     finally:
+        if runtime.delivery.claim_owner is not None:
+            runtime.delivery.claim_owner.close()
         runtime.close()
 
 
@@ -202,6 +208,7 @@ async def serve(intake: Intake) -> None:
         for role in ("worker", "deliverer", "bots"):
             children[role] = start(role)
         _log_start(settings, children["worker"].pid, children["deliverer"].pid, children["bots"].pid)
+        log.info("outbox claims of this serve go under the name %s", pipes.claims.by, extra={"claim_owner": pipes.claims.by})
         deferred = False
         while not stopping.is_set():
             try:

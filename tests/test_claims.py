@@ -20,6 +20,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.store import outbox as outbox_sql
 from pbmserv.store.database import writing
 from pbmserv.store.models import OutboxMail
+from pbmserv.store.owners import ClaimOwner
 from pbmserv.worker import Worker
 
 SERVER = "host.example:2525"
@@ -118,17 +119,22 @@ def test_a_new_worker_has_the_outcomes_its_killed_predecessor_took_handed_back_a
 
 
 def test_a_restarted_serve_releases_its_own_claims_and_nobody_elses(serve: Serve) -> None:
+    alive = ClaimOwner(SERVER, serve.runtime.engine)  # on PostgreSQL, what tells other servers that serve lives
+    alive.keep()
     worker, _ = serve.worker(), serve.deliverer()
     store_help_mail(serve.runtime, 0)
-    worker.work_round()  # then serve is killed, with its worker and deliverer
+    worker.work_round()
     for number in (1, 2):
         store_help_mail(serve.runtime, number)
     serve.runtime.processor.process_pending()  # replies of `receive`: claimed by nobody
+    other_server = ClaimOwner("other:25", serve.runtime.engine)  # another serve on the database, alive
+    other_server.keep()
     now = serve.runtime.clock()
     with writing(serve.runtime.engine) as connection:
         others = [row.id for row in outbox_sql.claim_due(connection, now, now + timedelta(minutes=10), 1, "other:25", "t")]
         outbox_sql.claim_due(connection, now, now + timedelta(minutes=10), 1)  # `pbmserv deliver`'s claim
     assert len(others) == 1
+    alive.close()  # serve is killed, with its worker and deliverer
     restarted = replace(serve, claims=Claims(CONTEXT, SERVER), handover=Handover(CONTEXT), outcomes=OutcomesPipe(CONTEXT))
     worker, deliverer = restarted.worker(), restarted.deliverer()
     worker.work_round()
@@ -136,3 +142,4 @@ def test_a_restarted_serve_releases_its_own_claims_and_nobody_elses(serve: Serve
     worker.work_round()
     assert sent_to(serve.runtime) == ["p0@example.org"], "only its own claim is released before it runs out"
     assert [status for status, _, _ in outbox(serve.runtime)] == ["sent", "pending", "pending"]
+    other_server.close()

@@ -45,6 +45,7 @@ from pbmserv.service.intake import Clock, utc_now
 from pbmserv.service.output import CLAIM_SECONDS
 from pbmserv.store import outbox
 from pbmserv.store.key import ServerKey, is_sealed
+from pbmserv.store.owners import ClaimOwner
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection, Engine
@@ -77,6 +78,8 @@ class Delivery:
     hand_back: Callable[[Outcomes], Outcomes] | None = None
     #: who this process claims mail for, and, in `serve`'s deliverer, the claims it sends
     claim: Claim = UNOWNED
+    #: in `serve`'s worker and deliverer: the lock that tells other servers this one lives (`store.owners`)
+    claim_owner: ClaimOwner | None = None
 
     def __post_init__(self) -> None:
         #: outcomes of mails sent that are not written yet
@@ -105,6 +108,8 @@ class Delivery:
         claimed for this process, and these outbox mails it claimed for it,
         and those handed over before that could not be read then; returns
         how many were sent."""
+        if self.claim_owner is not None:
+            self.claim_owner.keep()
         self._handed_over += inbound_ids
         self._handed_over_mails += outbox_ids
         self._record()
@@ -122,6 +127,8 @@ class Delivery:
     def claim_due(self, connection: Connection, most: int) -> list[int]:
         """Claim up to `most` mails that are due, for the deliverer, in the
         worker's transaction; their ids."""
+        if self.claim_owner is not None:
+            self.claim_owner.keep()
         now = self.clock()
         rows = outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), most, *self._owner)
         return [row.id for row in rows]

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, Engine, Row, bindparam, insert, select, update
 
+from pbmserv.store import owners
 from pbmserv.store.database import reading
 from pbmserv.store.models import OutboxMail
 
@@ -71,7 +72,9 @@ def claim_due(
 ) -> Sequence[Row]:
     """The mails due now (id, recipient, raw, attempts), claimed until `until`
     by `by` for its `token` in this transaction; due mail another process
-    has locked is left to it."""
+    has locked is left to it. The claims of another `serve` that is gone
+    are due (`owners`)."""
+    owners.take_over_from_the_gone(connection, now, by)
     rows = connection.execute(_DUE, {"now": now, "most": most}).all()
     if rows:
         connection.execute(_CLAIM, {"ids": [row.id for row in rows], "until": until, "by": by, "token": token})
