@@ -36,6 +36,7 @@ _PENDING = (
     .limit(bindparam("most"))
     .with_for_update()
 )
+_ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == "pending").limit(1)
 _PENDING_ONE = (
     select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
@@ -146,6 +147,10 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
 def oldest_pending(connection: Connection, most: int) -> Sequence[Row]:
     """The oldest pending mails, locked (id, dedup_key, raw, sealed, envelope_sender, reply_token)."""
     return connection.execute(_PENDING, {"most": most}).all()
+
+
+def any_pending(connection: Connection) -> bool:
+    return connection.execute(_ANY_PENDING).first() is not None
 
 
 def pending_by_key(connection: Connection, dedup_key: str) -> Row | None:
