@@ -233,6 +233,18 @@ def wait_until_answered(database_url: str, mails: int, seconds: float = 600.0) -
     sys.exit(f"not every mail was processed and answered within {seconds:.0f} s")
 
 
+def drainers_cpu(directory: Path, skip: dict[Path, int]) -> tuple[float, int]:
+    """The CPU seconds of the drainers that `receive` started (each logs
+    it when it ends, into `*-drain.log` here), past the first `skip` bytes
+    of each log, and how many there were."""
+    used = [
+        float(line.split(" used ")[1].split(" s of CPU")[0])
+        for path in directory.glob("*-drain.log")
+        for line in path.read_text()[skip.get(path, 0):].splitlines() if " s of CPU" in line
+    ]
+    return sum(used), len(used)
+
+
 def run(directory: Path, database_url: str, arguments: argparse.Namespace) -> tuple[list[tuple[float, float]], float]:
     """The (wall, CPU) times of the mails, and mails per second until all were answered."""
     config = directory / "pbmserv.toml"
@@ -242,6 +254,8 @@ def run(directory: Path, database_url: str, arguments: argparse.Namespace) -> tu
     sign_up(server)
     burst = burst_of(server, kind, count) if arguments.burst else []
     wait_until_answered(database_url, server.serial)
+    time.sleep(1)  # the drainer of the set-up logs its CPU when it ends
+    logged = {path: len(path.read_text()) for path in directory.glob("*-drain.log")}
     started = time.perf_counter()
     if arguments.burst:
         times, moves = burst_mails(server, burst), len(burst) if kind == "move" else 0
@@ -249,6 +263,12 @@ def run(directory: Path, database_url: str, arguments: argparse.Namespace) -> tu
         times, moves = timed_mails(server, kind, count)
     wait_until_answered(database_url, server.serial)
     per_second = count / (time.perf_counter() - started)
+    time.sleep(1)
+    drained, drainers = drainers_cpu(directory, logged)
+    receives = sum(cpu for _, cpu in times)
+    print(f"CPU per mail, receive and drainers together: {(receives + drained) / count:.3f} s "
+          f"({drainers} drainers used {drained:.2f} s in all), so at most "
+          f"{(os.cpu_count() or 1) * count / (receives + drained):.1f} mails/s on {os.cpu_count()} cores")
     stored = applied_moves(database_url)
     if stored != moves:
         sys.exit(f"{moves} moves mailed, {stored} applied")

@@ -7,7 +7,7 @@ the background and hands the lock to it, so that a burst of mails starts
 one drainer, not one each.
 
 No mail is left behind: a drainer lets the lock go only after it found
-nothing pending, and then looks once more, taking the lock back if there
+nothing pending (and none came for `LINGER_SECONDS`), and then looks once more, taking the lock back if there
 is mail. A receive that found the lock held committed its mail before it
 looked, so the drainer's last look, which comes after it let the lock go,
 sees that mail (or another drainer, which took the lock meanwhile, does).
@@ -16,9 +16,11 @@ sees that mail (or another drainer, which took the lock meanwhile, does).
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +30,14 @@ from pbmserv.store.urls import sqlite_file
 
 if TYPE_CHECKING:
     from pbmserv.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+#: how long a drainer started by `receive` waits for more mail before it
+#: ends: mail that comes a few at a time then costs one start, not one each
+LINGER_SECONDS = 2.0
+#: how often it looks for mail meanwhile (a read of the spool and the database)
+LOOK_SECONDS = 0.05
 
 
 def lock_path(settings: Settings) -> Path:
@@ -80,13 +90,27 @@ def start_drainer(settings: Settings, lock: DrainLock, options: list[str]) -> No
         )
 
 
-def drain(runtime: Runtime, lock: DrainLock) -> int:
-    """Process and deliver, holding `lock`, until nothing is pending; how
-    many mails were processed. Returns with the lock let go."""
+def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0) -> int:
+    """Process and deliver, holding `lock`, until nothing has been pending
+    for `linger` seconds; how many mails were processed. Returns with the
+    lock let go."""
     processed = 0
     while True:
         processed += runtime.processor.process_pending()
         runtime.delivery.deliver_due()
+        if _mail_within(runtime, linger):
+            continue
         lock.release()
         if not runtime.processor.has_pending() or not lock.take(wait=False):
+            log.info("drained %d mail(s); this process used %.3f s of CPU", processed, time.process_time())
             return processed
+
+
+def _mail_within(runtime: Runtime, seconds: float) -> bool:
+    """Whether mail comes within `seconds`, looked for every `LOOK_SECONDS`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(LOOK_SECONDS)
+        if runtime.processor.has_pending():
+            return True
+    return False

@@ -152,7 +152,7 @@ def drain_command(settings: Settings, lock_fd: int | None) -> None:
     is pending; done at once if another drain runs (that one takes the
     mail). `receive` starts one in the background; run it from cron or a
     systemd timer too, so that delivery is retried while no mail comes in."""
-    from pbmserv.drainer import DrainLock, drain, lock_path
+    from pbmserv.drainer import LINGER_SECONDS, DrainLock, drain, lock_path
     from pbmserv.runtime import Runtime
 
     lock = DrainLock(lock_fd) if lock_fd is not None else DrainLock.at(lock_path(settings))
@@ -163,7 +163,7 @@ def drain_command(settings: Settings, lock_fd: int | None) -> None:
         try:
             check_key(settings)
             runtime.upgrade_schema()
-            drain(runtime, lock)
+            drain(runtime, lock, LINGER_SECONDS if lock_fd is not None else 0.0)
         finally:
             runtime.close()
     finally:
