@@ -7,20 +7,23 @@ from __future__ import annotations
 from pbmserv.loop import Loop
 from pbmserv.pipes import EventLike, Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
+from pbmserv.service.claims import UNOWNED, Claim
 
 
 class Deliverer(Loop):
     """Sends what the worker hands over (`handed_over`) as soon as it comes,
     and hands back how each mail went (`outcomes`), waking the worker
-    (`wake_worker`) to write it."""
+    (`wake_worker`) to write it. It sends only mail claimed for it (`claim`)."""
 
     def __init__(
         self, runtime: Runtime, handed_over: Handover, outcomes: OutcomesPipe, wake_worker: EventLike | None = None,
+        claim: Claim = UNOWNED,
     ):
         super().__init__(runtime)
         self.handed_over = handed_over
         self.wake_worker = wake_worker
         runtime.delivery.hand_back = outcomes.send
+        runtime.delivery.claim = claim
 
     def pause(self) -> None:
         self.handed_over.wait(self.runtime.settings.poll_seconds)

@@ -9,10 +9,13 @@ import json
 import logging
 import multiprocessing
 import os
+import secrets
 import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
+
+from pbmserv.service.claims import Claim
 
 log = logging.getLogger(__name__)
 
@@ -156,3 +159,22 @@ class Progress:
         """The mail the worker has been processing for more than `seconds`."""
         mail = self._mail.value.decode()
         return mail if mail and time.monotonic() - self._since.value > seconds else None
+
+
+class Claims:
+    """Whom `serve` claims outbox mail for, shared with its worker: the
+    server's name (`by`: the same across restarts) and the token of the
+    deliverer process running now, new for each (`renew`, before the
+    process is started)."""
+
+    TOKEN_BYTES = 16
+
+    def __init__(self, context: multiprocessing.context.BaseContext, by: str):
+        self.by = by
+        self._token = context.Array("c", 2 * self.TOKEN_BYTES, lock=False)
+
+    def renew(self) -> None:
+        self._token.value = secrets.token_hex(self.TOKEN_BYTES).encode()
+
+    def current(self) -> Claim:
+        return Claim(self.by, self._token.value.decode())

@@ -6,19 +6,22 @@ mail. This process needs no game loaded: the children load them."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbmserv import logs
 from pbmserv.config import Settings
 from pbmserv.gamekit.registry import game_names
-from pbmserv.pipes import Handover, OutcomesPipe, Progress, WakePipe
+from pbmserv.pipes import Claims, Handover, OutcomesPipe, Progress, WakePipe
 from pbmserv.service.intake import Intake
 from pbmserv.smtpd import start_listener
 from pbmserv.store.database import make_engine
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WATCHDOG_SECONDS = 5.0
+#: a child that died is started again at once, but not sooner than this after its last start
+RESTART_SECONDS = 1.0
 STOP_GRACE_SECONDS = 10.0
 GIL_SWITCH_SECONDS = 0.0005
 
@@ -49,11 +54,41 @@ class Pipes:
     deliver: Handover
     outcomes: OutcomesPipe
     progress: Progress
+    claims: Claims
+
+
+def server_name(settings: Settings) -> str:
+    """The name this server claims outbox mail by: the same after a
+    restart, and never another live server's (no two can listen on one
+    host's address and port)."""
+    return f"{socket.gethostname()}:{settings.listen}"
+
+
+def _die_with(parent_pid: int) -> None:
+    """Be killed when the serving process dies, even by SIGKILL: a worker
+    or deliverer left behind would go on claiming and sending while a
+    restarted server releases the claims of the old one (Linux; elsewhere
+    they stop at their next round, `Loop.run`)."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent_pid:  # it died before that took effect
+        os._exit(1)
 
 
 def _child_process(
     role: str, settings: Settings, pipes: Pipes, parent_pid: int, log_setup: logs.LogSetup, stuck_mail: str | None,
 ) -> None:
+    _die_with(parent_pid)
+    if role == "bots":
+        # the players' mail comes first: the bots think only with the CPU
+        # the listener, worker and deliverer leave (Linux's idle class; `nice`
+        # 19 elsewhere, which still took 14% of the mail's throughput), and
+        # load their modules so too, not in the way of a restarted worker and deliverer
+        if hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        else:
+            os.nice(19)
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
     # SIGTERM asks the loop to stop after the round under way; one that comes
@@ -73,19 +108,12 @@ def _child_process(
     runtime = Runtime(settings)
     worker: Loop
     if role == "worker":
-        worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress)
+        worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress, pipes.claims)
         if stuck_mail is not None:
             _give_up(runtime, stuck_mail)
     elif role == "deliverer":
-        worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake)
+        worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake, pipes.claims.current())
     else:
-        # the players' mail comes first: the bots think only with the CPU
-        # the listener, worker and deliverer leave (Linux's idle class; `nice`
-        # 19 elsewhere, which still took 14% of the mail's throughput)
-        if hasattr(os, "SCHED_IDLE"):
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        else:
-            os.nice(19)
         worker = BotPlayer(runtime, pipes.wake)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     if stop_asked.is_set():
@@ -133,15 +161,30 @@ async def serve(intake: Intake) -> None:
     # the GIL while the event loop runs, their 250s would come as much later.
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
-    pipes = Pipes(WakePipe(context), Handover(context), OutcomesPipe(context), Progress(context))
+    pipes = Pipes(
+        WakePipe(context), Handover(context), OutcomesPipe(context), Progress(context),
+        Claims(context, server_name(settings)),
+    )
+    loop = asyncio.get_running_loop()
+    #: set when serve is to stop, and when a child has exited (its sentinel is readable), to restart it at once
+    attention = asyncio.Event()
+    started: dict[str, float] = {}
 
     def start(role: str, stuck_mail: str | None = None) -> multiprocessing.process.BaseProcess:
+        if role == "deliverer":  # the worker takes the claims of the one before over for it
+            pipes.claims.renew()
         process = context.Process(
             target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
             name=f"pbmserv-{role}",
         )
         process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
+        loop.add_reader(process.sentinel, _exited, process.sentinel)
+        started[role] = time.monotonic()
         return process
+
+    def _exited(sentinel: int) -> None:
+        loop.remove_reader(sentinel)
+        attention.set()
 
     # listening first: a server that cannot listen starts nothing, and exits
     server = await start_listener(intake, pipes.wake, host or "127.0.0.1", int(port))
@@ -151,23 +194,33 @@ async def serve(intake: Intake) -> None:
     def stop(signum: int) -> None:
         log.info("pbmserv stopping on %s", signal.Signals(signum).name)
         stopping.set()
+        attention.set()
 
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
     try:
         for role in ("worker", "deliverer", "bots"):
             children[role] = start(role)
         _log_start(settings, children["worker"].pid, children["deliverer"].pid, children["bots"].pid)
+        deferred = False
         while not stopping.is_set():
             try:
-                await asyncio.wait_for(stopping.wait(), timeout=WATCHDOG_SECONDS)
+                await asyncio.wait_for(attention.wait(), timeout=RESTART_SECONDS if deferred else WATCHDOG_SECONDS)
             except TimeoutError:
+                pass
+            attention.clear()
+            if not stopping.is_set():
                 stuck = await asyncio.to_thread(_stuck_mail, settings, children["worker"], pipes.progress)
                 if stuck is not None:
                     children["worker"] = start("worker", stuck)
+                deferred = False
                 for role, child in children.items():
-                    if not child.is_alive():
+                    if child.is_alive():
+                        continue
+                    # one that dies as soon as it starts (a fault in its setup) is not started in a tight loop
+                    too_soon = time.monotonic() - started[role] < RESTART_SECONDS
+                    deferred = deferred or too_soon
+                    if not too_soon:
                         children[role] = start(role)
                         log.error(
                             "the %s process died (exit code %s); started a new one, pid %s",

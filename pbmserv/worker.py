@@ -10,8 +10,9 @@ import time
 from typing import Any
 
 from pbmserv.loop import Loop
-from pbmserv.pipes import EventLike, Handover, OutcomesPipe, Progress
+from pbmserv.pipes import Claims, EventLike, Handover, OutcomesPipe, Progress
 from pbmserv.runtime import Runtime
+from pbmserv.service.claims import UNOWNED
 from pbmserv.store import outbox
 from pbmserv.store.database import writing
 
@@ -28,17 +29,21 @@ class Worker(Loop):
     writes for the deliverer too: in each batch, what the deliverer handed
     back through `outcomes`, and, every `poll_seconds`, claims for it the
     mail that has come due; it hands the deliverer those and the replies it
-    writes through `deliver`. Without a deliverer it delivers itself."""
+    writes through `deliver`, claimed for the deliverer running now
+    (`claims`). Without a deliverer it delivers itself."""
 
     def __init__(
         self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
-        outcomes: OutcomesPipe | None = None, progress: Progress | None = None,
+        outcomes: OutcomesPipe | None = None, progress: Progress | None = None, claims: Claims | None = None,
     ):
         super().__init__(runtime)
         self.wake = wake if wake is not None else threading.Event()
         self.deliver = deliver
         self.outcomes = outcomes
         self.progress = progress
+        self.claims = claims
+        #: the deliverer token whose predecessors' claims this worker has released (`Delivery.take_over`)
+        self._taken_over: str | None = None
         self._thread: threading.Thread | None = None
         self._timers_due = time.monotonic()
         self._claims_due = time.monotonic()
@@ -83,26 +88,33 @@ class Worker(Loop):
 
     def _batch(self) -> bool:
         """One batch; whether pending mail may be left."""
-        claims_due = self.deliver is not None and time.monotonic() >= self._claims_due
+        delivery = self.runtime.delivery
+        # before the outcomes are taken: a deliverer is renewed only once the old one is dead, its outcomes all sent
+        delivery.claim = self.claims.current() if self.claims is not None else UNOWNED
+        taking_over = self.claims is not None and delivery.claim.token != self._taken_over
+        claims_due = self.deliver is not None and (taking_over or time.monotonic() >= self._claims_due)
         claimed: list[int] = []
         if self.outcomes is not None:
             self._unwritten += self.outcomes.take()
 
         def for_the_deliverer(connection: Any) -> None:  # in the batch's transaction (again, if it is tried again)
             outbox.write_outcomes(connection, self._unwritten)
+            claimed[:] = delivery.take_over(connection) if taking_over else []
             if claims_due:
-                claimed[:] = self.runtime.delivery.claim_due(connection, CLAIMED_PER_BATCH)
+                claimed.extend(delivery.claim_due(connection, CLAIMED_PER_BATCH))
 
         try:
             _, more = self.runtime.processor.process_batch(
                 on_mail=self.progress.begin if self.progress is not None else None,
                 hand_over=self.deliver.send if self.deliver is not None else None,
-                also=for_the_deliverer if self.deliver is not None else None,
+                also=for_the_deliverer if self.deliver is not None else None, claim=delivery.claim,
             )
         finally:
             if self.progress is not None:
                 self.progress.end()
         self._unwritten = []
+        if taking_over:
+            self._taken_over = delivery.claim.token
         if self.deliver is not None and claims_due:
             self.deliver.send([], claimed)
             if len(claimed) < CLAIMED_PER_BATCH:  # else more is due at once

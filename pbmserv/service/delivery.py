@@ -15,6 +15,17 @@ that what it sent is never sent again while it lives. A process that dies
 in between (a deliverer after sending, a worker before writing what it was
 handed back) leaves the claims to run out, and those mails are sent again
 then: delivery is at least once, as between mail servers.
+
+In `serve` a claim names its holder (`Claim`): the server, by a name that
+stays the same across its restarts, and the deliverer process it is for.
+So a claim need not run out when its holder dies: when the worker finds a
+new deliverer running (after the old one died, or `serve` was restarted)
+it releases the server's claims for any other deliverer (`take_over`),
+which are then claimed for the new one at once; and a new worker hands
+the deliverer everything still claimed for it again, whose outcomes the
+worker before it may have taken with it. The deliverer remembers which
+mails it has sent (and how that ended) and hands that back again instead
+of sending such a mail twice.
 """
 
 from __future__ import annotations
@@ -25,9 +36,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cached_property
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from pbmserv.mail.backends import Backend, PermanentFailure, TemporaryFailure
+from pbmserv.service.claims import UNOWNED, Claim
 from pbmserv.service.intake import Clock, utc_now
 from pbmserv.service.output import CLAIM_SECONDS
 from pbmserv.store import outbox
@@ -40,6 +53,8 @@ log = logging.getLogger(__name__)
 
 #: outcomes of mails sent, each {row_id, status, attempts, last_error, next_try_at}
 Outcomes = list[dict[str, Any]]
+#: how many of the mails it sent for good (or gave up) a deliverer remembers, to hand the outcome back again
+REMEMBERED_OUTCOMES = 100_000
 
 
 class OutcomesWaiting(Exception):
@@ -60,6 +75,8 @@ class Delivery:
     claim_seconds: float = CLAIM_SECONDS
     #: who writes the outcomes of the mails sent (`serve`: the worker); None: this process, in a transaction of its own
     hand_back: Callable[[Outcomes], Outcomes] | None = None
+    #: who this process claims mail for, and, in `serve`'s deliverer, the claims it sends
+    claim: Claim = UNOWNED
 
     def __post_init__(self) -> None:
         #: outcomes of mails sent that are not written yet
@@ -67,6 +84,8 @@ class Delivery:
         #: inbound mails handed over whose replies are not read yet, and outbox mails handed over
         self._handed_over: list[int] = []
         self._handed_over_mails: list[int] = []
+        #: the final outcomes of the mails this process sent, by outbox id, oldest first
+        self._finished: dict[int, dict[str, object]] = {}
 
     def retry_delay(self, attempts: int) -> timedelta:
         """Exponential backoff with jitter, so many failed mails do not retry in step."""
@@ -91,23 +110,44 @@ class Delivery:
         self._record()
         if not self._handed_over and not self._handed_over_mails:
             return 0
-        rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails)
+        rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails, self.claim.token)
         self._handed_over, self._handed_over_mails = [], []
-        return self._send_all(rows)
+        again = [self._finished[row.id] for row in rows if row.id in self._finished]
+        if again:  # sent before, but how it went was lost with a worker
+            log.info("%s mails handed over again were sent already; handing their outcomes back again", len(again))
+            self._unrecorded += again
+            self._record()
+        return self._send_all([row for row in rows if row.id not in self._finished])
 
     def claim_due(self, connection: Connection, most: int) -> list[int]:
         """Claim up to `most` mails that are due, for the deliverer, in the
         worker's transaction; their ids."""
         now = self.clock()
-        rows = outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), most)
+        rows = outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), most, *self._owner)
         return [row.id for row in rows]
+
+    def take_over(self, connection: Connection) -> list[int]:
+        """In the worker's transaction, once for each deliverer it finds
+        running: release this server's claims for every other deliverer
+        (gone, and so are the workers and servers that claimed for them:
+        a `serve` takes its processes with it when it dies), to be claimed
+        for this one as they are now due; returns the ids of the mails
+        claimed for this one, to hand over again."""
+        released = outbox.release_claims(connection, self.claim.by, self.claim.token, self.clock())
+        if released:
+            log.info("released %s claims of deliverers that are gone", released, extra={"released": released})
+        return outbox.held(connection, *self._owner)
+
+    @property
+    def _owner(self) -> tuple[str, str]:
+        return self.claim.by, self.claim.token
 
     def _claim(self) -> list[Any]:
         """The due mails, each claimed in a short transaction of its own, so
         that neither a slow relay nor a big batch holds up the database."""
         now = self.clock()
         with self.engine.begin() as connection:
-            return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch))
+            return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch, *self._owner))
 
     def _send_all(self, rows: list[Any]) -> int:
         """Send the claimed mails, then write down how each went; returns how many were sent."""
@@ -118,6 +158,7 @@ class Delivery:
         if unsafe is not None:  # none of what the backend took in this batch is safe with it
             failures = [unsafe if failure is None else failure for failure in failures]
         outcomes = [self._outcome(row, failure) for row, failure in zip(rows, failures)]
+        self._remember(outcomes)
         self._unrecorded += outcomes
         self._record()
         return sum(1 for outcome in outcomes if outcome["status"] == "sent")
@@ -140,6 +181,12 @@ class Delivery:
         with self.engine.begin() as connection:
             outbox.write_outcomes(connection, self._unrecorded)
         self._unrecorded = []
+
+    def _remember(self, outcomes: Outcomes) -> None:
+        """Keep the outcomes of the mails done with (sent, or given up), the newest `REMEMBERED_OUTCOMES`."""
+        self._finished.update((outcome["row_id"], outcome) for outcome in outcomes if outcome["status"] != "pending")
+        for row_id in list(islice(self._finished, max(0, len(self._finished) - REMEMBERED_OUTCOMES))):
+            del self._finished[row_id]
 
     @cached_property
     def _key(self) -> ServerKey:

@@ -14,6 +14,7 @@ from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.mail.outbound import compose
 from pbmserv.service.answers import pause_notice
+from pbmserv.service.claims import Claim
 from pbmserv.service.context import Reply
 from pbmserv.service.processed import Processed
 from pbmserv.service.rates import MailCaps, RateLog
@@ -48,12 +49,14 @@ class BatchOutput:
     mails' `processed_at`. The caps and the rate log count what is kept
     here too."""
 
-    def __init__(self, connection: Connection, clock: Clock, settings: Settings, key: ServerKey, *, claimed: bool = False):
+    def __init__(
+        self, connection: Connection, clock: Clock, settings: Settings, key: ServerKey, *, claim: Claim | None = None,
+    ):
         self.connection = connection
         self.key = key
         self.clock = clock
-        #: the replies are written claimed, for the process they are handed over to
-        self.claimed = claimed
+        #: the replies are written claimed so, for the process they are handed over to
+        self.claim = claim
         self.address = settings.address
         self.caps = MailCaps(connection, settings)
         self.events = RateLog(connection)
@@ -99,9 +102,10 @@ class BatchOutput:
 
     def write(self) -> None:
         now = self.clock()
-        if self.claimed:
+        if self.claim is not None:
             for reply in self.replies:
                 reply["next_try_at"] = now + timedelta(seconds=CLAIM_SECONDS)
+                reply["claimed_by"], reply["claim_token"] = self.claim.by, self.claim.token
         self.answered.update(inbound_id for reply in self.replies if isinstance(inbound_id := reply["inbound_id"], int))
         outbox.queue(self.connection, self.replies)
         inbound.write_outcomes(self.connection, self.outcomes, now)
@@ -138,6 +142,7 @@ def outbox_rows(
         rows.append({
             "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
             "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
+            "claimed_by": "", "claim_token": "",
         })
     return rows
 

@@ -32,6 +32,7 @@ from pbmserv.service.answers import (
     unreadable_reply,
 )
 from pbmserv.service.catalog import Catalog
+from pbmserv.service.claims import UNOWNED, Claim
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.intake import Clock, utc_now
@@ -101,6 +102,7 @@ class Processor:
     def process_batch(
         self, most: int = 50, seconds: float = 0.025, on_mail: Callable[[str], None] | None = None,
         hand_over: Callable[[list[int]], None] | None = None, also: Callable[[Connection], None] | None = None,
+        claim: Claim = UNOWNED,
     ) -> tuple[int, bool]:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
@@ -110,26 +112,28 @@ class Processor:
         waits long.
 
         Mails are processed in arrival order, also across processes: a later
-        mail (a move) may depend on an earlier one (the challenge). A process
+        mail (a move) may depend on an earlier one (the challenge); under a
+        backlog, players' mails before strangers' (`inbound.next_pending`),
+        each sender's still in order. A process
         that finds the oldest mails locked waits for them, then finds them
         done and takes the next. `on_mail(dedup key)` is told of each mail
         as its processing begins. With `hand_over`, the replies are written
-        claimed (`delivery`), and after the commit `hand_over` gets the ids
+        claimed (`delivery`) by `claim`, and after the commit `hand_over` gets the ids
         of the inbound mails they answer, to send them at once. `also` is
         given the batch's connection at its start, to write in its
         transaction what the worker writes for others (the deliverer's
         outcomes): it is called again for the batch tried after a failed one."""
         try:
-            return self._process_batch(most, seconds, on_mail, hand_over, also)
+            return self._process_batch(most, seconds, on_mail, hand_over, also, claim)
         except CONNECTION_ERRORS:  # the database: the batch is tried again later
             raise
         except Exception:
             log.exception("a batch of inbound mail failed; its mails are processed one at a time")
-        return self._process_oldest_alone(on_mail, hand_over, also)
+        return self._process_oldest_alone(on_mail, hand_over, also, claim)
 
     def _process_oldest_alone(
         self, on_mail: Callable[[str], None] | None, hand_over: Callable[[list[int]], None] | None,
-        also: Callable[[Connection], None] | None,
+        also: Callable[[Connection], None] | None, claim: Claim,
     ) -> tuple[int, bool]:
         """After a batch failed for a reason other than the database (a bug
         that each mail's own handling did not catch): the oldest pending
@@ -144,7 +148,7 @@ class Processor:
                 on_mail(key)
 
         try:
-            return self._process_batch(1, 0.0, note, hand_over, also)
+            return self._process_batch(1, 0.0, note, hand_over, also, claim)
         except CONNECTION_ERRORS:
             raise
         except Exception as error:
@@ -156,7 +160,7 @@ class Processor:
 
     def _process_batch(
         self, most: int, seconds: float, on_mail: Callable[[str], None] | None,
-        hand_over: Callable[[list[int]], None] | None, also: Callable[[Connection], None] | None,
+        hand_over: Callable[[list[int]], None] | None, also: Callable[[Connection], None] | None, claim: Claim,
     ) -> tuple[int, bool]:
         deadline = time.monotonic() + seconds
         durable = self.spool is not None and self.spool.removal_due()
@@ -164,8 +168,8 @@ class Processor:
             admitted = self._admit(connection)
             if also is not None:
                 also(connection)
-            rows = inbound.oldest_pending(connection, most)
-            output = BatchOutput(connection, self.clock, self.settings, self.key, claimed=hand_over is not None)
+            rows = inbound.next_pending(connection, most)
+            output = BatchOutput(connection, self.clock, self.settings, self.key, claim=claim if hand_over is not None else None)
             done = 0
             for row in rows:
                 if on_mail is not None:

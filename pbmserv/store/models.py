@@ -191,6 +191,8 @@ class InboundMail(Base):
     """A mail as received; `dedup_key` makes a second delivery of it recognisable."""
 
     __tablename__ = "inbound_mails"
+    #: under a backlog the worker takes players' pending mail first (`store.inbound.next_pending`)
+    __table_args__ = (Index("ix_inbound_mails_status_envelope_sender", "status", "envelope_sender"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -229,6 +231,10 @@ class OutboxMail(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     last_error: Mapped[str] = mapped_column(Text, default="")
+    #: who holds the claim on a pending mail: the `serve` that claimed it (its name, the same across its
+    #: restarts) and the deliverer process it claimed it for; empty for `receive` and `pbmserv deliver`
+    claimed_by: Mapped[str] = mapped_column(String(320), default="", server_default="")
+    claim_token: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
 
 class RateEvent(Base):

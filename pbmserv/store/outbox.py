@@ -1,5 +1,6 @@
 """The SQL of the outbox: queueing replies, claiming what is due, reading
-what was handed over, and writing how each sending went."""
+what was handed over, releasing the claims of a holder that is gone, and
+writing how each sending went."""
 
 from __future__ import annotations
 
@@ -22,26 +23,40 @@ _DUE = (
     .limit(bindparam("most"))
     .with_for_update(skip_locked=True)
 )
-_CLAIM = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True))).values(next_try_at=bindparam("until"))
+_CLAIM = (
+    update(OUTBOX)
+    .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+    .values(next_try_at=bindparam("until"), claimed_by=bindparam("by"), claim_token=bindparam("token"))
+)
+_CLAIMED_FOR = OUTBOX.c.claim_token == bindparam("token")
 _ANSWERING = (
     _SENDABLE
     .where(
         OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
-        OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0,
+        OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0, _CLAIMED_FOR,
     )
     .order_by(OUTBOX.c.id)
 )
 _BY_IDS = (
     _SENDABLE
-    .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)), OUTBOX.c.status == "pending")
+    .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)), OUTBOX.c.status == "pending", _CLAIMED_FOR)
     .order_by(OUTBOX.c.id)
+)
+_HELD = select(OUTBOX.c.id).where(OUTBOX.c.status == "pending", OUTBOX.c.claimed_by == bindparam("by"), _CLAIMED_FOR)
+_RELEASE = (
+    update(OUTBOX)
+    .where(
+        OUTBOX.c.status == "pending", OUTBOX.c.claimed_by == bindparam("by"),
+        OUTBOX.c.claim_token != bindparam("token"),
+    )
+    .values(next_try_at=bindparam("now"), claimed_by="", claim_token="")
 )
 _OUTCOME = (
     update(OUTBOX)
     .where(OUTBOX.c.id == bindparam("row_id"))
     .values(
         status=bindparam("status"), attempts=bindparam("attempts"), last_error=bindparam("last_error"),
-        next_try_at=bindparam("next_try_at"),
+        next_try_at=bindparam("next_try_at"), claimed_by="", claim_token="",
     )
 )
 
@@ -51,25 +66,40 @@ def queue(connection: Connection, rows: list[dict[str, object]]) -> None:
         connection.execute(_QUEUE, rows)
 
 
-def claim_due(connection: Connection, now: datetime, until: datetime, most: int) -> Sequence[Row]:
+def claim_due(
+    connection: Connection, now: datetime, until: datetime, most: int, by: str = "", token: str = "",
+) -> Sequence[Row]:
     """The mails due now (id, recipient, raw, attempts), claimed until `until`
-    in this transaction; due mail another process has locked is left to it."""
+    by `by` for its `token` in this transaction; due mail another process
+    has locked is left to it."""
     rows = connection.execute(_DUE, {"now": now, "most": most}).all()
     if rows:
-        connection.execute(_CLAIM, {"ids": [row.id for row in rows], "until": until})
+        connection.execute(_CLAIM, {"ids": [row.id for row in rows], "until": until, "by": by, "token": token})
     return rows
 
 
-def read_handed_over(engine: Engine, inbound_ids: list[int], outbox_ids: list[int]) -> list[Row]:
+def release_claims(connection: Connection, by: str, token: str, now: datetime) -> int:
+    """Make the mails `by` claimed for any token but `token` due now and
+    unclaimed (their holders are gone); returns how many."""
+    return connection.execute(_RELEASE, {"by": by, "token": token, "now": now}).rowcount
+
+
+def held(connection: Connection, by: str, token: str) -> list[int]:
+    """The ids of the mails still to be sent that `by` claimed for `token`."""
+    return list(connection.execute(_HELD, {"by": by, "token": token}).scalars())
+
+
+def read_handed_over(engine: Engine, inbound_ids: list[int], outbox_ids: list[int], token: str) -> list[Row]:
     """Without a write lock: the unsent replies to these inbound mails, and
-    these outbox mails if they are still to be sent, in the order they were queued."""
-    rows: list[Row] = []
+    these outbox mails if they are still to be sent, claimed for `token`,
+    each once, in the order they were queued."""
+    rows: dict[int, Row] = {}
     with reading(engine) as connection:
         if inbound_ids:
-            rows += connection.execute(_ANSWERING, {"inbound_ids": inbound_ids}).all()
+            rows |= {row.id: row for row in connection.execute(_ANSWERING, {"inbound_ids": inbound_ids, "token": token})}
         if outbox_ids:
-            rows += connection.execute(_BY_IDS, {"ids": outbox_ids}).all()
-    return rows
+            rows |= {row.id: row for row in connection.execute(_BY_IDS, {"ids": outbox_ids, "token": token})}
+    return [rows[row_id] for row_id in sorted(rows)]
 
 
 def write_outcomes(connection: Connection, outcomes: list[dict[str, object]]) -> None:
