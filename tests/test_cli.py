@@ -38,9 +38,10 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def receive(tmp_path: Path, raw: bytes, **extra: str) -> subprocess.CompletedProcess[bytes]:
+def receive(tmp_path: Path, raw: bytes, *, wait: bool = True, **extra: str) -> subprocess.CompletedProcess[bytes]:
+    """`pbmserv receive`, processing the mail before it exits (--wait) unless `wait` is false."""
     return subprocess.run(
-        [BIN / "pbmserv", "receive"], input=raw, env=env_for(tmp_path, **extra), cwd=tmp_path,
+        [BIN / "pbmserv", "receive", *(["--wait"] if wait else [])], input=raw, env=env_for(tmp_path, **extra), cwd=tmp_path,
         capture_output=True, timeout=60,
     )
 

@@ -50,7 +50,7 @@ def run(workdir: Path, program: str, *args: str, stdin: str = "", **settings: st
 
 
 def receive(workdir: Path, **settings: str) -> subprocess.CompletedProcess[str]:
-    return run(workdir, "pbmserv", "receive", stdin=make_mail("alice@example.org", "help").decode(), **settings)
+    return run(workdir, "pbmserv", "receive", "--wait", stdin=make_mail("alice@example.org", "help").decode(), **settings)
 
 
 def assert_one_line(result: subprocess.CompletedProcess[str], code: int, *says: str) -> str:
@@ -218,12 +218,12 @@ def test_receive_upgrades_quietly(tmp_path: Path) -> None:
     first = receive(tmp_path / "work")
     assert first.returncode == 0, first.stderr
     assert "alembic" not in first.stderr and "database schema upgraded from nothing to" in first.stderr
-    again = run(tmp_path / "work", "pbmserv", "receive", stdin=make_mail("bob@example.org", "help").decode())
+    again = run(tmp_path / "work", "pbmserv", "receive", "--wait", stdin=make_mail("bob@example.org", "help").decode())
     assert again.returncode == 0, again.stderr
     assert "alembic" not in again.stderr and "upgraded" not in again.stderr
-    current = run(tmp_path / "work", "pbmserv", "-v", "receive", stdin=make_mail("carol@example.org", "help").decode())
+    current = run(tmp_path / "work", "pbmserv", "-v", "receive", "--wait", stdin=make_mail("carol@example.org", "help").decode())
     assert "alembic" not in current.stderr  # a current schema is read without Alembic
-    making = run(tmp_path / "other", "pbmserv", "-v", "receive", stdin=make_mail("carol@example.org", "help").decode())
+    making = run(tmp_path / "other", "pbmserv", "-v", "receive", "--wait", stdin=make_mail("carol@example.org", "help").decode())
     assert "alembic" in making.stderr
 
 

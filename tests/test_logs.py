@@ -46,7 +46,7 @@ def processing_line(stderr: str) -> str:
 
 
 def test_receive_logs_one_line_for_the_mail_and_no_password(database_url: str, tmp_path: Path) -> None:
-    result = pbmserv(tmp_path, database_url, "receive", raw=make_mail("alice@example.org", f"signup alice {PASSWORD}"))
+    result = pbmserv(tmp_path, database_url, "receive", "--wait", raw=make_mail("alice@example.org", f"signup alice {PASSWORD}"))
     assert result.returncode == 0, result.stderr
     assert own_lines(result.stderr) == [processing_line(result.stderr)], "at INFO, the processing line and nothing else"
     assert re.fullmatch(
@@ -60,7 +60,7 @@ def test_receive_logs_one_line_for_the_mail_and_no_password(database_url: str, t
 def test_receive_logs_json_lines_with_the_fields_as_keys(database_url: str, tmp_path: Path, how: tuple[str, ...]) -> None:
     setting = {} if how else {"PBMSERV_LOG_FORMAT": "json"}
     mail = make_mail("alice@example.org", f"signup alice {PASSWORD}")
-    result = pbmserv(tmp_path, database_url, *how, "receive", raw=mail, **setting)
+    result = pbmserv(tmp_path, database_url, *how, "receive", "--wait", raw=mail, **setting)
     assert result.returncode == 0, result.stderr
     entries = [json.loads(line) for line in result.stderr.splitlines()]
     [entry] = [entry for entry in entries if entry["logger"] == "pbmserv.service.processor"]
@@ -95,7 +95,7 @@ MAILS = {  # Subject, body, what the line says of it
 def test_what_a_mail_asked_for_and_how_it_went(
     database_url: str, tmp_path: Path, subject: str, body: str, says: str,
 ) -> None:
-    result = pbmserv(tmp_path, database_url, "receive", raw=make_mail("alice@example.org", subject, body))
+    result = pbmserv(tmp_path, database_url, "receive", "--wait", raw=make_mail("alice@example.org", subject, body))
     assert result.returncode == 0, result.stderr
     line = processing_line(result.stderr)
     assert re.search(rf"inbound 1 from alice@example\.org: {re.escape(says)} \d+ ms$", line), line
@@ -104,17 +104,17 @@ def test_what_a_mail_asked_for_and_how_it_went(
 
 def test_a_dropped_a_duplicate_and_an_unreadable_mail_say_so(database_url: str, tmp_path: Path) -> None:
     bounce = make_mail("MAILER-DAEMON@example.org", "Undelivered Mail", headers={"Auto-Submitted": "auto-replied"})
-    result = pbmserv(tmp_path, database_url, "receive", "--sender", "", raw=bounce)
+    result = pbmserv(tmp_path, database_url, "receive", "--wait", "--sender", "", raw=bounce)
     assert re.search(r"inbound 1 from <>: -: dropped \(.+\) in \d+ ms$", processing_line(result.stderr)), result.stderr
 
     mail = make_mail("alice@example.org", f"signup alice {PASSWORD}")
-    pbmserv(tmp_path, database_url, "receive", raw=mail)
-    again = pbmserv(tmp_path, database_url, "receive", raw=mail)
+    pbmserv(tmp_path, database_url, "receive", "--wait", raw=mail)
+    again = pbmserv(tmp_path, database_url, "receive", "--wait", raw=mail)
     assert again.returncode == 0, again.stderr
     assert re.search(r"inbound 2 from alice@example\.org: signup: duplicate in \d+ ms$", processing_line(again.stderr))
     assert PASSWORD not in again.stderr
 
-    result = pbmserv(tmp_path, database_url, "receive", raw=nested_multipart(1000))
+    result = pbmserv(tmp_path, database_url, "receive", "--wait", raw=nested_multipart(1000))
     line = processing_line(result.stderr)
     unreadable = r"-: failed \(unreadable: it has more than 100 MIME parts\)"
     assert re.search(rf" WARNING .*: inbound 3 from mallory@example\.net: {unreadable} in \d+ ms$", line), line
@@ -148,7 +148,7 @@ def test_a_log_format_that_does_not_exist_is_refused(tmp_path: Path) -> None:
 def deliver_through(tmp_path: Path, database_url: str, port: int, *args: str, **env: str) -> str:
     """`receive` a mail whose answer goes to the relay on `port`; its stderr."""
     result = pbmserv(
-        tmp_path, database_url, *args, "receive", raw=make_mail("alice@example.org", "help"),
+        tmp_path, database_url, *args, "receive", "--wait", raw=make_mail("alice@example.org", "help"),
         PBMSERV_MAIL_BACKEND="smtp", PBMSERV_RELAY=f"127.0.0.1:{port}", **env,
     )
     assert result.returncode == 0, result.stderr

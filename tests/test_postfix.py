@@ -326,7 +326,7 @@ def test_relay_answers_decide_retry_and_dead_letters(public_dir: Path, tmp_path:
         config = settings_file(tmp_path / "pbmserv.toml", tmp_path, postfix.port)
         try:
             for sender in ("temp@example.org", "gone@example.org", "alice@example.org"):
-                result = subprocess.run([BIN / "pbmserv", "--config", str(config), "receive", "--sender", sender],
+                result = subprocess.run([BIN / "pbmserv", "--config", str(config), "receive", "--wait", "--sender", sender],
                                         input=player_mail(sender, "help"), env=environment(), capture_output=True, timeout=120)
                 assert result.returncode == 0, result.stderr
             wait_for(lambda: len(sink.accepted) >= 1, "alice's reply at the players' server", postfix.log)

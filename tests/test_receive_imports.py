@@ -1,7 +1,9 @@
 """`pbmserv receive`'s hot path: what one mail piped in makes the process
-load (seen in its `sys.modules`), and the schema check that costs one read
-of the database's revision, without Alembic, while a database at a schema
-this pbmserv does not know is still refused."""
+load (seen in its `sys.modules`): to store it, neither SQLAlchemy nor
+Alembic nor any game; to process it (`--wait`, or the drainer), its own
+game only. And the schema check that costs one read of the database's
+revision, without Alembic, while a database at a schema this pbmserv does
+not know is still refused."""
 
 from __future__ import annotations
 
@@ -16,7 +18,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from pbmserv.store.database import MIGRATIONS, alembic_config, newest_revision, schema_revision, upgrade
+from pbmserv.config import Settings
+from pbmserv.drainer import lock_path
+from pbmserv.store.database import alembic_config, schema_revision, upgrade
+from pbmserv.store.revision import MIGRATIONS, newest_revision
+from tests.drain_helpers import drain_after_drainers
 from tests.mailtools import make_mail
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,9 +39,20 @@ main()
 """
 
 
-def receive(tmp_path: Path, database_url: str, sender: str, subject: str) -> set[str]:
-    """Pipes a mail into `pbmserv receive`; the modules the process loaded."""
+def receive(tmp_path: Path, database_url: str, sender: str, subject: str, *, wait: bool = True) -> set[str]:
+    """Pipes a mail into `pbmserv receive` (with --wait unless `wait` is
+    false); the modules the process loaded."""
     listing = tmp_path / "modules.txt"
+    env = receive_env(tmp_path, database_url)
+    result = subprocess.run(
+        [sys.executable, "-c", RECEIVE_LISTING_MODULES, str(listing), "receive", *(["--wait"] if wait else [])],
+        input=make_mail(f"{sender}@example.org", subject), env=env, cwd=tmp_path, capture_output=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    return set(listing.read_text().split())
+
+
+def receive_env(tmp_path: Path, database_url: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("PBMSERV_") or key.startswith("PBMSERV_TEST_")}
     env.update({
         "PBMSERV_DATABASE_URL": database_url,
@@ -46,19 +63,31 @@ def receive(tmp_path: Path, database_url: str, sender: str, subject: str) -> set
         "PBMSERV_PASSWORD_MEMORY_KIB": "1024",
         "PYTHONPATH": str(REPO),
     })
-    result = subprocess.run(
-        [sys.executable, "-c", RECEIVE_LISTING_MODULES, str(listing), "receive"],
-        input=make_mail(f"{sender}@example.org", subject), env=env, cwd=tmp_path, capture_output=True, timeout=60,
-    )
-    assert result.returncode == 0, result.stderr.decode()
-    return set(listing.read_text().split())
+    return env
 
 
 def game_modules(modules: set[str]) -> set[str]:
     return {name for name in modules if name.partition(".")[0] == "games" and name.count(".") == 1}
 
 
-def test_a_mail_that_plays_no_game_loads_no_game_and_not_alembic(database_url: str, tmp_path: Path) -> None:
+def test_storing_a_mail_loads_neither_sqlalchemy_nor_alembic_nor_any_game(database_url: str, tmp_path: Path) -> None:
+    receive(tmp_path, database_url, "alice", "signup alice secret1")
+    receive(tmp_path, database_url, "bob", "signup bob secret2")
+    for subject in ("help", "majorities challenge alice bob", "majorities move 101 alice secret1 c2"):
+        modules = receive(tmp_path, database_url, "alice", subject, wait=False)
+        assert game_modules(modules) == set()
+        assert {name.partition(".")[0] for name in modules} & {"sqlalchemy", "alembic"} == set()
+        assert {"pbmserv.runtime", "pbmserv.service.processor", "pbmserv.store.database"} & modules == set()
+        if make_url(database_url).get_backend_name() == "sqlite":
+            assert "psycopg" not in modules
+    settings = Settings(database_url=database_url, key_file=str(tmp_path / "pbmserv.key"))
+    drain_after_drainers(lock_path(settings), receive_env(tmp_path, database_url), tmp_path)
+    with create_engine(database_url).connect() as connection:
+        statuses = connection.execute(text("SELECT status FROM inbound_mails")).scalars().all()
+    assert statuses == ["done"] * 5  # the drainer processed the three stored last
+
+
+def test_processing_a_mail_that_plays_no_game_loads_no_game_and_not_alembic(database_url: str, tmp_path: Path) -> None:
     modules = receive(tmp_path, database_url, "alice", "signup alice secret1")
     assert game_modules(modules) == set()
     assert not any(name == "alembic" or name.startswith("alembic.") for name in modules)

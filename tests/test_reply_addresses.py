@@ -169,7 +169,7 @@ def test_receive_takes_the_address_from_its_option_or_the_mta_s_header(tmp_path:
 
 def receive_with(tmp_path: Path, raw: bytes, *options: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [BIN / "pbmserv", "receive", *options], input=raw, env=env_for(tmp_path), cwd=tmp_path,
+        [BIN / "pbmserv", "receive", "--wait", *options], input=raw, env=env_for(tmp_path), cwd=tmp_path,
         capture_output=True, timeout=60,
     )
 

@@ -349,7 +349,7 @@ def test_receive_refuses_for_good_what_smtp_intake_refuses(
     """Exit 65 (EX_DATAERR): the MTA bounces the mail, as a 5xx makes it.
     Before, these were taken, or failed with a traceback (exit 1)."""
     refused = subprocess.run(
-        [BIN / "pbmserv", "receive", b"--sender", sender], input=raw,
+        [BIN / "pbmserv", "receive", "--wait", b"--sender", sender], input=raw,
         env=env_for(tmp_path, PBMSERV_DATABASE_URL=database_url, PBMSERV_MAX_MESSAGE_BYTES="10000"),
         capture_output=True, timeout=60,
     )

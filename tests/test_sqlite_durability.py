@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pbmserv.store.database import make_engine, upgrade, writing
+from pbmserv.store.spool import spool_file
 from tests.mailtools import make_mail
 from tests.test_cli import receive
 from tests.test_delivery import another_writer
@@ -78,19 +79,34 @@ def test_only_a_durable_transaction_syncs_its_commit(tmp_path: Path) -> None:
     assert levels == [2, 1, 2, 1]
 
 
-def test_receive_asks_the_mta_to_try_again_while_another_writer_holds_the_database(tmp_path: Path) -> None:
-    """Another program in a write transaction longer than busy_seconds:
-    `receive` exits 75, so the MTA keeps the mail and tries again (any
-    other failure status makes Postfix bounce it), and the next try
-    stores it."""
+def test_receive_asks_the_mta_to_try_again_while_another_writer_holds_the_spool(tmp_path: Path) -> None:
+    """Another program in a write transaction on the arrival spool (where
+    `receive` stores on SQLite) longer than busy_seconds: `receive` exits
+    75, so the MTA keeps the mail and tries again (any other failure
+    status makes Postfix bounce it), and the next try stores it."""
     database = tmp_path / "pbmserv.db"
     upgrade(f"sqlite:///{database}")
     mail = make_mail("alice@example.org", "signup alice secret1")
-    with another_writer(str(database)):
+    with another_writer(str(spool_file(str(database)))):
         refused = receive(tmp_path, mail, PBMSERV_DATABASE_BUSY_SECONDS="0.3")
     assert refused.returncode == 75, refused.stderr.decode()[-500:]
     assert b"try again later" in refused.stderr
     assert receive(tmp_path, mail).returncode == 0
     with sqlite3.connect(database) as connection:
         assert connection.execute("SELECT status FROM inbound_mails").fetchall() == [("done",)]
+    connection.close()
+
+
+def test_receive_stores_while_another_writer_holds_the_database(tmp_path: Path) -> None:
+    """A writer holding the database does not keep `receive` from storing
+    (in the spool): it exits 0, and the mail is processed once the
+    database is free."""
+    database = tmp_path / "pbmserv.db"
+    upgrade(f"sqlite:///{database}")
+    with another_writer(str(database)):
+        stored = receive(tmp_path, make_mail("alice@example.org", "signup alice secret1"), wait=False)
+    assert stored.returncode == 0, stored.stderr.decode()[-500:]
+    assert receive(tmp_path, make_mail("bob@example.org", "signup bob secret2")).returncode == 0
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT status FROM inbound_mails").fetchall() == [("done",), ("done",)]
     connection.close()

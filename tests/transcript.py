@@ -50,6 +50,7 @@ from typing import Any
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.service.bot_turns import play_due_turns
+from pbmserv.service.intake import reply_address_of
 from pbmserv.service.reply_addresses import ReplyToken, is_genuine
 from pbmserv.store import users
 from tests.conftest import FakeClock
@@ -190,7 +191,7 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
         else:
             blocks.append(IN + "\n" + mail.rstrip("\n"))
             raw = complete_mail(codes.coded(mail), number, runtime)
-            recipient = runtime.intake.reply_address_of(raw, envelope_recipient(raw))
+            recipient = reply_address_of(raw, envelope_recipient(raw), runtime.settings.address)
             refusal = runtime.intake.recipient_problem(recipient) if recipient else None
             if refusal is not None:
                 blocks.append(f"--- refused: {refusal}")

@@ -18,11 +18,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from pbmserv.config import ConfigError, TryAgainLater
-from pbmserv.store.errors import UNAVAILABLE, driver_error
-from pbmserv.store.key import key_path
 
 if TYPE_CHECKING:
-    from pbmserv.service.intake import Intake
+    from pbmserv.config import Settings
 
 # sysexits codes
 EX_DATAERR = 65  # the mail is refused for good; the MTA bounces it
@@ -77,7 +75,9 @@ def _diagnosis(error: Exception) -> tuple[str, int | None]:
         return str(error), EX_CONFIG
     if isinstance(error, TryAgainLater):
         return str(error), EX_TEMPFAIL
-    if isinstance(error, (*UNAVAILABLE, sqlite3.OperationalError)):
+    from pbmserv.store.errors import UNAVAILABLE, driver_error, drivers_unavailable  # SQLAlchemy: only once it failed
+
+    if isinstance(error, (*UNAVAILABLE, *drivers_unavailable())):
         # the driver's words only: SQLAlchemy's own text adds the statement and its parameters
         reason = driver_error(error) or error
         return f"cannot use the database: {_one_line(reason)} ({_database_hint(reason)})", EX_TEMPFAIL
@@ -105,15 +105,19 @@ def _stop(program: str, problem: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def check_key(intake: Intake) -> None:
+def check_key(settings: Settings) -> None:
     """Read (or make) the server's key now, so that a server that cannot
-    have one says so at once, not at its first mail."""
+    have one says so at once, not at its first mail (it is read once per process)."""
+    from pbmserv.store.key import server_key
+
     try:
-        intake.key  # noqa: B018 (reading the property loads or makes the key)
+        server_key(settings)
     except ConfigError as error:
         raise ConfigError(f"no server key: {error}") from error
     except OSError as error:
+        from pbmserv.store.key import key_path
+
         raise ConfigError(
-            f"no server key: cannot read or make {key_path(intake.settings)}: {error.strerror} "
+            f"no server key: cannot read or make {key_path(settings)}: {error.strerror} "
             "(set [database] key_file or PBMSERV_KEY_FILE)"
         ) from error

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import NoReturn
+import time
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, EX_NOUSER, Tool, check_key, config_option
 from pbmserv.config import LOG_FORMATS, Settings, load_settings
+
+if TYPE_CHECKING:
+    from pbmserv.drainer import DrainLock
+
+#: `ctx.meta` key of the options of `pbmserv` that a drainer started by `receive` is given
+DRAINER_OPTIONS = "pbmserv.drainer_options"
 
 
 @click.group(cls=Tool, mail_taking=("receive",))
@@ -27,6 +34,10 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: 
     """pbmserv: a play-by-email board game server."""
     ctx.obj = load_settings(config_path)
     logs.configure(logs.LogSetup(log_format or ctx.obj.log_format, verbose))
+    ctx.meta[DRAINER_OPTIONS] = [
+        *(["--config", config_path] if config_path else []), *(["-v"] if verbose else []),
+        *(["--log-format", log_format] if log_format else []),
+    ]
 
 
 @cli.command()
@@ -36,9 +47,16 @@ def cli(ctx: click.Context, config_path: str | None, verbose: bool, log_format: 
     help="The envelope recipient (as an MTA pipe passes it); without it, the mail's X-Original-To, "
     "Delivered-To or Envelope-To header.",
 )
-@click.pass_obj
-def receive(settings: Settings, sender: str | None, recipient: str | None) -> None:
-    """Take one mail on standard input: store it, process it, deliver the replies.
+@click.option(
+    "--wait", is_flag=True,
+    help="Process the mail and deliver its replies before exiting (after any drainer running now), "
+    "instead of leaving that to a drainer in the background.",
+)
+@click.pass_context
+def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait: bool) -> None:
+    """Take one mail on standard input: store it, and see that it is
+    processed and its replies delivered, by a drainer (`pbmserv drain`)
+    started in the background unless one runs; with --wait, here.
 
     A mail to a player's reply address (a board mail's Reply-To) plays as
     that player; any other recipient is taken for the server's. Exits 65 (refused: the MTA bounces it) for a
@@ -46,36 +64,110 @@ def receive(settings: Settings, sender: str | None, recipient: str | None) -> No
     a reply address that is not, or no longer, genuine, 75 (try again
     later) for anything else that kept the mail from being stored, a
     setting included (see `Tool`)."""
-    from pbmserv.service.intake import content_problem, path_problem
-    from pbmserv.store.inbound import UNSTORABLE_ERRORS
+    from pbmserv.drainer import DrainLock, lock_path, start_drainer
 
-    raw = sys.stdin.buffer.read(settings.max_message_bytes + 1)
+    settings: Settings = ctx.obj
+    store_piped(settings, sys.stdin.buffer.read(settings.max_message_bytes + 1), sender, recipient)
+    lock = DrainLock.at(lock_path(settings))
+    try:
+        if wait:
+            lock.take(wait=True)
+            drain_here(settings, lock)
+        elif lock.take(wait=False):
+            try:
+                start_drainer(settings, lock, ctx.meta[DRAINER_OPTIONS])
+            except OSError:  # the mail is safe: the next receive, or a drain from cron, processes it
+                logging.getLogger("pbmserv").exception("the mail is stored, but no drainer could be started")
+    finally:
+        lock.close()
+
+
+def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: str | None) -> None:
+    """`receive`'s hot path: check the mail, and store it durably, with
+    the database's driver alone and no game loaded (see `store.piped`)."""
+    from pbmserv.service.intake import (
+        arrival_of,
+        content_problem,
+        path_problem,
+        recipient_problem,
+        reply_address_of,
+        stored_command,
+        utc_now,
+    )
+    from pbmserv.service.processed import Processed, ms_since
+    from pbmserv.store.key import server_key
+    from pbmserv.store.piped import PipedStore, Unstorable
+    from pbmserv.store.revision import newest_revision
+
+    started = time.monotonic()
     if len(raw) > settings.max_message_bytes:
         refuse(f"the mail is larger than {settings.max_message_bytes} bytes")
     problem = (path_problem(sender) if sender is not None else None) or content_problem(raw)
     if problem is not None:
         refuse(problem)
+    store = PipedStore(settings)
+    try:
+        check_key(settings)  # a mail that holds passwords is stored sealed with it
+        if store.schema_revision() != newest_revision():
+            from pbmserv.store.database import upgrade
+
+            upgrade(settings.database_url, settings.database_busy_seconds)
+        to = reply_address_of(raw, recipient, settings.address)
+        unknown = recipient_problem(to, settings.address, server_key(settings), store.seat_holder) if to else None
+        if unknown is not None:
+            refuse(f"<{to}>: {unknown}", EX_NOUSER)
+        try:
+            arrival = arrival_of(server_key(settings), settings.address, utc_now(), (raw, sender, to), ())
+            row_id, duplicate = store.store(arrival)
+        except (Unstorable, UnicodeError) as error:
+            refuse(f"it cannot be stored as it is ({error if isinstance(error, Unstorable) else type(error).__name__})")
+        if duplicate:
+            command = stored_command(arrival.raw, ())
+            Processed(row_id or 0, arrival.envelope_sender, command, "duplicate", "", ms_since(started)).log()
+    finally:
+        store.close()
+
+
+def drain_here(settings: Settings, lock: DrainLock) -> None:
+    """Drain in this process, holding `lock`: the mail is safe already, so
+    whatever happens here, the next drain takes it up again."""
+    from pbmserv.drainer import drain
     from pbmserv.runtime import Runtime
 
     runtime = Runtime(settings)
     try:
-        check_key(runtime.intake)  # a mail that holds passwords is stored sealed with it
         runtime.upgrade_schema()
-        to = runtime.intake.reply_address_of(raw, recipient)
-        unknown = runtime.intake.recipient_problem(to) if to else None
-        if unknown is not None:
-            refuse(f"<{to}>: {unknown}", EX_NOUSER)
-        try:
-            runtime.intake.store(raw, sender, to)  # logs a duplicate
-        except UNSTORABLE_ERRORS as error:
-            refuse(f"it cannot be stored as it is ({type(error).__name__})")
-        try:  # the mail is safe now: whatever happens here, the next run takes it up again
-            runtime.processor.process_pending()
-            runtime.delivery.deliver_due()
-        except Exception:
-            logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next run goes on")
+        drain(runtime, lock)
+    except Exception:
+        logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next drain goes on")
     finally:
         runtime.close()
+
+
+@cli.command(name="drain")
+@click.option("--lock-fd", type=int, default=None, hidden=True, help="The drainers' lock, taken (from `receive`).")
+@click.pass_obj
+def drain_command(settings: Settings, lock_fd: int | None) -> None:
+    """Process every pending mail and deliver what is due, until nothing
+    is pending; done at once if another drain runs (that one takes the
+    mail). `receive` starts one in the background; run it from cron or a
+    systemd timer too, so that delivery is retried while no mail comes in."""
+    from pbmserv.drainer import LINGER_SECONDS, DrainLock, drain, lock_path
+    from pbmserv.runtime import Runtime
+
+    lock = DrainLock(lock_fd) if lock_fd is not None else DrainLock.at(lock_path(settings))
+    try:
+        if lock_fd is None and not lock.take(wait=False):
+            return
+        runtime = Runtime(settings)
+        try:
+            check_key(settings)
+            runtime.upgrade_schema()
+            drain(runtime, lock, LINGER_SECONDS if lock_fd is not None else 0.0)
+        finally:
+            runtime.close()
+    finally:
+        lock.close()
 
 
 def refuse(problem: str, code: int = EX_DATAERR) -> NoReturn:
@@ -98,7 +190,7 @@ def bots(settings: Settings, once: bool) -> None:
     from pbmserv.service.bot_turns import play_due_turns
 
     runtime = Runtime(settings)
-    check_key(runtime.intake)
+    check_key(settings)
     assert runtime.catalog is not None, "a Runtime loads its catalog"
     try:
         while True:
@@ -119,7 +211,7 @@ def process(settings: Settings) -> None:
     from pbmserv.runtime import Runtime
 
     runtime = Runtime(settings)
-    check_key(runtime.intake)
+    check_key(settings)
     runtime.upgrade_schema()
     click.echo(f"processed {runtime.processor.process_pending()} mail(s)")
 
@@ -156,7 +248,7 @@ def serve(settings: Settings) -> None:
 
     intake = listening_intake(settings)  # this process loads no game: the worker does
     try:
-        check_key(intake)
+        check_key(settings)
         upgrade(settings.database_url, settings.database_busy_seconds)
         asyncio.run(serve_forever(intake))
     finally:

@@ -22,8 +22,6 @@ from pbmserv.protocol.errors import UnknownCommand
 from pbmserv.service import reply_addresses
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
-from pbmserv.store import inbound, users
-from pbmserv.store.database import reading
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
 
@@ -100,12 +98,14 @@ class Intake:
     def store_many(self, mails: list[Mail]) -> list[tuple[int, bool]]:
         """Commit several raw mails into the database in one transaction;
         returns (row id, True if it was a duplicate) for each."""
+        from pbmserv.store import inbound
+
         started = time.monotonic()
         arrivals = [self.arrival(*mail) for mail in mails]
         stored = inbound.store(self.engine, arrivals)
         for mail, (row_id, duplicate) in zip(arrivals, stored):
             if duplicate:
-                command = self._command_stored(mail.raw)
+                command = stored_command(mail.raw, self.game_names)
                 Processed(row_id, mail.envelope_sender, command, "duplicate", "", ms_since(started)).log()
         return stored
 
@@ -119,74 +119,98 @@ class Intake:
         else:
             self.spool.append([self.arrival(*mail) for mail in mails])
 
-    def reply_address_of(self, raw: bytes, recipient: str | None) -> str:
-        """The reply address a mail piped in (`receive`) came to: the
-        envelope recipient its MTA passed, else the one it wrote into the
-        headers; "" for any other address (the server's, or an alias of it)."""
-        for address in [recipient] if recipient is not None else delivery_addresses(raw):
-            if reply_addresses.token_of(address, self.settings.address) is not None:
-                return address
-            if address.lower() == self.settings.address.lower():
-                break
-        return ""
-
     def recipient_problem(self, recipient: str) -> str | None:
-        """Why a mail to `recipient` is not taken, or None: it must be the
-        server's address or a genuine reply address of a seat on a board."""
-        if recipient.strip().strip("<>").lower() == self.settings.address.lower():
-            return None
-        token = reply_addresses.token_of(recipient, self.settings.address)
-        if token is None:
-            return "no such mailbox here"
-        with reading(self.engine) as connection:
-            holder = users.seat_holder(connection, token.game, token.board, token.seat)
-        if holder is None or not reply_addresses.is_genuine(self.key, token, *holder):
-            return (
-                "not a valid reply address (it may be from before a password change); "
-                f"send the command to {self.settings.address} instead"
-            )
-        return None
+        """Why a mail to `recipient` is not taken, or None (see `recipient_problem`)."""
+        from pbmserv.store import users
+        from pbmserv.store.database import reading
 
-    def _command_stored(self, stored: bytes) -> str:
-        """The command words of a mail as stored (a sealed mail's Subject is masked, its words are there)."""
-        try:
-            headers = parse_headers(stored)
-        except Unreadable:
-            return "-"
-        return command_words(parse_request(headers.subject, "", self.game_names))
+        def holder(game: str, board: int, seat: int) -> tuple[str, str] | None:
+            with reading(self.engine) as connection:
+                return users.seat_holder(connection, game, board, seat)
+
+        return recipient_problem(recipient, self.settings.address, self.key, holder)
 
     def arrival(self, raw: bytes, envelope_sender: str | None, recipient: str = "") -> Arrival:
-        """The mail as it is stored: its headers that matter, its Subject's
-        passwords and its reply addresses masked, and the mail itself
-        sealed with the server's key until it is processed. Any mail may
-        hold a password (in a reply's body, a `multiple` mail's lines, a
-        comment), and whether one does is only known once it is read: so
-        neither the database nor its log ever holds a pending mail in
-        clear. A mail to a reply address (`recipient`) keeps that address
-        in its kept form only.
-        """
-        try:
-            headers = parse_headers(raw)
-        except Unreadable:
-            headers = None
-        reply_to, message_id = (headers.sender, headers.message_id) if headers is not None else ("", "")
-        sender = envelope_sender if envelope_sender is not None else reply_to
-        key = dedup_key(raw, sender, message_id)
-        token = reply_addresses.token_of(recipient, self.settings.address) if recipient else None
-        kept_token = str(reply_addresses.kept_form(self.key, token)) if token is not None else ""
-        if headers is not None:
-            kept = masked_copy(headers, self._subject_read(headers.subject).passwords, state=PENDING_SEALED)
-        else:
-            kept = nothing_kept(PENDING_SEALED)
-        return Arrival(self.clock(), sender, message_id, key, kept, self.key.seal(raw), kept_token)
+        return arrival_of(self.key, self.settings.address, self.clock(), (raw, envelope_sender, recipient), self.game_names)
 
-    def _subject_read(self, subject: str) -> Request:
-        """The Subject's command. A first word that is neither a command nor
-        a game offered is read as a game's name: a game given as a module
-        path (`[games] extra`) is not known here by name, and a mail to it
-        must be sealed as one to any other game is."""
-        request = parse_request(subject, "", self.game_names)
-        if isinstance(request.lines[0].error, UnknownCommand):
-            first_word = request.lines[0].text.split()[0]
-            request = parse_request(subject, "", [*self.game_names, first_word])
-        return request
+
+def reply_address_of(raw: bytes, recipient: str | None, server_address: str) -> str:
+    """The reply address a mail piped in (`receive`) came to: the
+    envelope recipient its MTA passed, else the one it wrote into the
+    headers; "" for any other address (the server's, or an alias of it)."""
+    for address in [recipient] if recipient is not None else delivery_addresses(raw):
+        if reply_addresses.token_of(address, server_address) is not None:
+            return address
+        if address.lower() == server_address.lower():
+            break
+    return ""
+
+
+def stored_command(stored: bytes, game_names: Collection[str]) -> str:
+    """The command words of a mail as stored (a sealed mail's Subject is masked, its words are there)."""
+    try:
+        headers = parse_headers(stored)
+    except Unreadable:
+        return "-"
+    return command_words(subject_read(headers.subject, game_names))
+
+
+def arrival_of(key: ServerKey, server_address: str, received_at: datetime, mail: Mail, game_names: Collection[str]) -> Arrival:
+    """The mail as it is stored: its headers that matter, its Subject's
+    passwords and its reply addresses masked, and the mail itself
+    sealed with the server's key until it is processed. Any mail may
+    hold a password (in a reply's body, a `multiple` mail's lines, a
+    comment), and whether one does is only known once it is read: so
+    neither the database nor its log ever holds a pending mail in
+    clear. A mail to a reply address (its recipient) keeps that address
+    in its kept form only.
+    """
+    raw, envelope_sender, recipient = mail
+    try:
+        headers = parse_headers(raw)
+    except Unreadable:
+        headers = None
+    reply_to, message_id = (headers.sender, headers.message_id) if headers is not None else ("", "")
+    sender = envelope_sender if envelope_sender is not None else reply_to
+    dedup = dedup_key(raw, sender, message_id)
+    token = reply_addresses.token_of(recipient, server_address) if recipient else None
+    kept_token = str(reply_addresses.kept_form(key, token)) if token is not None else ""
+    if headers is not None:
+        kept = masked_copy(headers, subject_read(headers.subject, game_names).passwords, state=PENDING_SEALED)
+    else:
+        kept = nothing_kept(PENDING_SEALED)
+    return Arrival(received_at, sender, message_id, dedup, kept, key.seal(raw), kept_token)
+
+
+def subject_read(subject: str, game_names: Collection[str]) -> Request:
+    """The Subject's command. A first word that is neither a command nor
+    a game offered is read as a game's name: a game given as a module
+    path (`[games] extra`) is not known here by name, and a mail to it
+    must be sealed as one to any other game is; and `receive`'s hot path
+    knows no game's name (reading them costs more than storing the mail)."""
+    request = parse_request(subject, "", game_names)
+    if isinstance(request.lines[0].error, UnknownCommand):
+        first_word = request.lines[0].text.split()[0]
+        request = parse_request(subject, "", [*game_names, first_word])
+    return request
+
+
+#: who holds a seat (game, board, seat) on a board: (userid, reply secret), None if nobody
+SeatHolder = Callable[[str, int, int], "tuple[str, str] | None"]
+
+
+def recipient_problem(recipient: str, server_address: str, key: ServerKey, seat_holder: SeatHolder) -> str | None:
+    """Why a mail to `recipient` is not taken, or None: it must be the
+    server's address or a genuine reply address of a seat on a board."""
+    if recipient.strip().strip("<>").lower() == server_address.lower():
+        return None
+    token = reply_addresses.token_of(recipient, server_address)
+    if token is None:
+        return "no such mailbox here"
+    holder = seat_holder(token.game, token.board, token.seat)
+    if holder is None or not reply_addresses.is_genuine(key, token, *holder):
+        return (
+            "not a valid reply address (it may be from before a password change); "
+            f"send the command to {server_address} instead"
+        )
+    return None

@@ -44,7 +44,7 @@ from pbmserv.service.rates import forget_old_events
 from pbmserv.service.reply_addresses import holds_reply_address, mask_addresses
 from pbmserv.service.requests import StaleReplyAddress, naming_the_game, read_request, readable
 from pbmserv.store import inbound
-from pbmserv.store.database import savepoint, writing
+from pbmserv.store.database import reading, savepoint, writing
 from pbmserv.store.inbound import CONNECTION_ERRORS
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
@@ -93,6 +93,11 @@ class Processor:
             processed, more = self.process_batch()
             count += processed
         return count
+
+    def has_pending(self) -> bool:
+        """Whether any mail waits: pending in the database, or in the spool and not admitted by this process."""
+        with reading(self.engine) as connection:
+            return bool(self.spool is not None and self.spool.waiting(1)) or inbound.any_pending(connection)
 
     def process_batch(
         self, most: int = 50, seconds: float = 0.025, on_mail: Callable[[str], None] | None = None,

@@ -21,10 +21,13 @@ from __future__ import annotations
 import hmac
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pbmserv.protocol.commands import MASK
 from pbmserv.store.key import ServerKey
-from pbmserv.store.records import Account
+
+if TYPE_CHECKING:  # the records' module is SQLAlchemy's: `receive`'s hot path reads reply addresses without it
+    from pbmserv.store.records import Account
 
 MAC_CHARS = 16
 _PLUS_PART = re.compile(r"([a-z][a-z0-9_]*)-(\d{1,9})-(\d{1,2})-([a-z2-9]{16})")

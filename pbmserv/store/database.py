@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
@@ -18,16 +16,15 @@ from sqlalchemy.orm import sessionmaker
 
 from pbmserv.config import ConfigError
 from pbmserv.store.prepared import PLAIN, run_sql
-from pbmserv.store.urls import normalise_url
+from pbmserv.store.revision import MIGRATIONS, newest_revision
+from pbmserv.store.sqlite import SQLiteConnection, require_directory
+from pbmserv.store.urls import normalise_url, sqlite_file
 
 if TYPE_CHECKING:  # Alembic is imported only where the schema is made or changed: `receive` costs less without it
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
 log = logging.getLogger(__name__)
-
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-
 
 def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) -> Engine:
     """The engine for `url`; without `prepared`, every statement goes through
@@ -36,10 +33,8 @@ def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) 
     options = {} if prepared else {PLAIN: True}
     if make_url(url).get_backend_name() == "sqlite":
         path = sqlite_file(url)
-        if path is not None and not path.parent.is_dir():  # SQLite would say only "unable to open database file"
-            raise ConfigError(
-                f"no directory {path.parent} for the SQLite database {path}: make it, or set PBMSERV_DATABASE_URL or --config"
-            )
+        if path is not None:
+            require_directory(path)
         engine = create_engine(
             url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection}, execution_options=options,
         )
@@ -52,29 +47,6 @@ def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) 
         "connect_timeout": max(2, round(busy_seconds)),
         "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}",
     })
-
-
-class SQLiteConnection(sqlite3.Connection):
-    """A SQLite connection that begins its write transactions with `BEGIN
-    IMMEDIATE` and sets `synchronous` only when it changes. In `serve` the
-    worker is the database's one writer; `receive` and the admin tool wait
-    for it in SQLite's own busy handler, up to `busy_seconds`."""
-
-    def __init__(self, database: Any, *args: Any, **kwargs: Any):
-        super().__init__(database, *args, **kwargs)
-        self._synchronous = ""
-
-    def set_synchronous(self, level: str) -> None:
-        """SQLite's `synchronous` level (NORMAL or FULL) for the transactions
-        begun from now on. SQLite refuses to change it inside a transaction,
-        and issuing the pragma costs a statement, so it is issued only when
-        the level changes."""
-        if level != self._synchronous:
-            self.execute(f"PRAGMA synchronous={level}")
-            self._synchronous = level
-
-    def begin_writing(self) -> None:
-        self.execute("BEGIN IMMEDIATE")
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -226,14 +198,6 @@ def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
         )
 
 
-def sqlite_file(url: str) -> Path | None:
-    """The absolute path of a SQLite database's file; None for PostgreSQL or a database in memory."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(parsed.database).resolve()
-
-
 def _revisions(url: str, busy_seconds: float, engine: Engine | None = None) -> tuple[str | None, str]:
     """The schema revision of the database (None: no pbmserv schema), and the newest one."""
     if engine is not None:
@@ -262,23 +226,6 @@ def schema_revision(engine: Engine) -> str | None:
     if len(revisions) > 1:
         raise ConfigError(f"the database has more than one schema revision ({', '.join(revisions)}): pbmserv makes only one")
     return revisions[0] if revisions else None
-
-
-_REVISION_LINE = re.compile(r"""^revision = ['"]([^'"]+)['"]$""", re.MULTILINE)
-
-
-@cache
-def newest_revision() -> str:
-    """The newest schema revision: that of the migration whose file's name
-    sorts last (they are numbered `NNNN_what_it_does.py`; a test makes
-    sure that this is Alembic's head). Reading it costs a
-    directory listing and one file, where Alembic's `ScriptDirectory` reads
-    and compiles every migration."""
-    newest = max((MIGRATIONS / "versions").glob("[0-9]*.py"))
-    found = _REVISION_LINE.search(newest.read_text())
-    if found is None:
-        raise RuntimeError(f"{newest} names no revision")
-    return found.group(1)
 
 
 @contextmanager

@@ -47,6 +47,7 @@ _PENDING_FROM_PLAYERS = (
     .limit(bindparam("most"))
     .with_for_update()
 )
+_ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == "pending").limit(1)
 _PENDING_ONE = (
     select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
@@ -168,6 +169,10 @@ def next_pending(connection: Connection, most: int) -> Sequence[Row]:
     players = connection.execute(_PENDING_FROM_PLAYERS, {"most": most}).all()
     taken = {row.id for row in players}
     return [*players, *(row for row in oldest if row.id not in taken)][:most]
+
+
+def any_pending(connection: Connection) -> bool:
+    return connection.execute(_ANY_PENDING).first() is not None
 
 
 def pending_by_key(connection: Connection, dedup_key: str) -> Row | None:

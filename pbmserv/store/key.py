@@ -22,9 +22,9 @@ from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from sqlalchemy.engine import make_url
 
 from pbmserv.config import ConfigError, Settings
+from pbmserv.store.urls import sqlite_file
 
 KEY_BYTES = 32
 #: what sealed data starts with (its format, version 1), and the nonce after it
@@ -75,9 +75,9 @@ class ServerKey:
 def key_path(settings: Settings) -> Path:
     if settings.key_file:
         return Path(settings.key_file)
-    url = make_url(settings.database_url)
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        return Path(f"{url.database}-key")
+    database = sqlite_file(settings.database_url)
+    if database is not None:
+        return Path(f"{database}-key")
     raise ConfigError(
         "set key_file ([database] key_file, or PBMSERV_KEY_FILE): the file of the server's secret key, "
         "the same for every process of the server (it is made if it does not exist)"

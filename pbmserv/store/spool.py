@@ -34,7 +34,8 @@ from datetime import datetime
 from pathlib import Path
 
 from pbmserv.config import Settings
-from pbmserv.store.database import SQLiteConnection, sqlite_file
+from pbmserv.store.sqlite import SQLiteConnection
+from pbmserv.store.urls import sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arrivals (

@@ -1,0 +1,143 @@
+"""What `pbmserv receive`'s hot path asks of the database, through its
+driver alone (`sqlite3`, psycopg): importing SQLAlchemy costs more than
+storing a mail (see decisions, "receive stores, one drainer processes").
+
+On SQLite a mail goes into the arrival spool, as SMTP intake's does, and
+the database is only read (its schema revision, a seat's holder, a dedup
+key); on PostgreSQL it goes straight into `inbound_mails`. The statements
+say what `store.inbound`, `store.users` and `store.database` say in Core;
+`tests/test_receive_drain.py` holds them to the same answers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict
+from typing import Any
+
+from pbmserv.config import Settings
+from pbmserv.store.spool import Arrival, Spool, spool_file
+from pbmserv.store.sqlite import require_directory
+from pbmserv.store.urls import sqlite_file
+
+_REVISION_TABLE_THERE = {
+    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'",
+    "postgresql": "SELECT count(*) FROM pg_class WHERE oid = to_regclass('alembic_version')",
+}
+
+
+class Unstorable(Exception):
+    """The database refuses this mail's data itself, and would every time."""
+
+
+class PipedStore:
+    """One connection for one mail: read what intake must check, then store
+    the mail durably. Statements are written with `?` and turned into
+    psycopg's `%s` for PostgreSQL."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._database = sqlite_file(settings.database_url)
+        if self._database is not None:
+            require_directory(self._database)
+        self._connection: Any = None
+        self._spool: Spool | None = None
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        if self._spool is not None:
+            self._spool.close()
+
+    def schema_revision(self) -> str | None:
+        """The database's schema revision (None: no pbmserv schema, or on SQLite no file yet)."""
+        if self._database is not None and not self._database.exists():
+            return None  # connecting would make the file: that is for the upgrade to do
+        dialect = "sqlite" if self._database is not None else "postgresql"
+        if not self._one(_REVISION_TABLE_THERE[dialect])[0]:
+            return None
+        revisions = [row[0] for row in self._all("SELECT version_num FROM alembic_version")]
+        return revisions[0] if len(revisions) == 1 else None  # the upgrade says what is wrong
+
+    def seat_holder(self, game: str, board: int, seat: int) -> tuple[str, str] | None:
+        """As `store.users.seat_holder`."""
+        found = self._one("SELECT seats FROM boards WHERE game_type = ? AND board = ?", game, board)
+        if found is None:
+            return None
+        seats = json.loads(found[0]) if isinstance(found[0], str) else found[0]
+        if not 0 <= seat < len(seats):
+            return None
+        row = self._one("SELECT userid, reply_secret FROM users WHERE userid = ?", seats[seat])
+        return None if row is None else (row[0], row[1])
+
+    def stored_id(self, dedup_key: str) -> int | None:
+        """The row of a mail with this dedup key in `inbound_mails`, if any."""
+        row = self._one("SELECT id FROM inbound_mails WHERE dedup_key = ?", dedup_key)
+        return None if row is None else int(row[0])
+
+    def store(self, arrival: Arrival) -> tuple[int | None, bool]:
+        """Commit the mail durably; (its row id, True if it was a duplicate).
+        On SQLite it goes into the spool (id None: the drainer admits it, and
+        a copy admitted already is left out then); a duplicate seen in the
+        database is not spooled again."""
+        known = self.stored_id(arrival.dedup_key)
+        if known is not None:
+            return known, True
+        if self._database is not None:
+            self._spool = self._spool or Spool(spool_file(str(self._database)), self.settings.database_busy_seconds)
+            try:
+                self._spool.append([arrival])
+            except UnicodeError as error:
+                raise Unstorable(type(error).__name__) from error
+            return None, False
+        return self._insert(arrival)
+
+    def _insert(self, arrival: Arrival) -> tuple[int | None, bool]:
+        import psycopg
+
+        row = {key: value for key, value in asdict(arrival).items() if key != "id"}
+        try:
+            with self._open().transaction():  # PostgreSQL syncs each commit
+                inserted = self._open().execute(
+                    "INSERT INTO inbound_mails"
+                    " (received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token, status, error)"
+                    " VALUES (%(received_at)s, %(envelope_sender)s, %(message_id)s, %(dedup_key)s, %(raw)s,"
+                    " %(sealed)s, %(reply_token)s, 'pending', '') ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
+                    row,
+                ).fetchone()
+        except (psycopg.DataError, UnicodeError) as error:
+            raise Unstorable(type(error).__name__) from error
+        if inserted is not None:
+            return int(inserted[0]), False
+        return self.stored_id(arrival.dedup_key), True  # stored by another process meanwhile
+
+    def _one(self, statement: str, *parameters: object) -> Any:
+        return self._execute(statement, parameters).fetchone()
+
+    def _all(self, statement: str, *parameters: object) -> list[Any]:
+        return list(self._execute(statement, parameters).fetchall())
+
+    def _execute(self, statement: str, parameters: tuple[object, ...]) -> Any:
+        connection = self._open()
+        if self._database is None:
+            statement = statement.replace("?", "%s")
+        return connection.execute(statement, parameters)
+
+    def _open(self) -> Any:
+        if self._connection is None:
+            self._connection = _connect(self.settings)
+        return self._connection
+
+
+def _connect(settings: Settings) -> Any:
+    database = sqlite_file(settings.database_url)
+    if database is not None:
+        return sqlite3.connect(database, timeout=settings.database_busy_seconds, isolation_level=None)
+    import psycopg
+
+    rest = settings.database_url.partition("://")[2]
+    busy = settings.database_busy_seconds  # the same bounds as `store.database.make_engine`'s
+    return psycopg.connect(
+        f"postgresql://{rest}", autocommit=True, connect_timeout=max(2, round(busy)),
+        options=f"-c lock_timeout={max(1, round(busy * 1000))}",
+    )

@@ -1,0 +1,42 @@
+"""SQLite connections as pbmserv opens them, for SQLAlchemy's engine and
+for the plain `sqlite3` of the arrival spool and `receive`'s hot path."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from pbmserv.config import ConfigError
+
+
+class SQLiteConnection(sqlite3.Connection):
+    """A SQLite connection that begins its write transactions with `BEGIN
+    IMMEDIATE` and sets `synchronous` only when it changes. In `serve` the
+    worker is the database's one writer; `receive` and the admin tool wait
+    for it in SQLite's own busy handler, up to `busy_seconds`."""
+
+    def __init__(self, database: Any, *args: Any, **kwargs: Any):
+        super().__init__(database, *args, **kwargs)
+        self._synchronous = ""
+
+    def set_synchronous(self, level: str) -> None:
+        """SQLite's `synchronous` level (NORMAL or FULL) for the transactions
+        begun from now on. SQLite refuses to change it inside a transaction,
+        and issuing the pragma costs a statement, so it is issued only when
+        the level changes."""
+        if level != self._synchronous:
+            self.execute(f"PRAGMA synchronous={level}")
+            self._synchronous = level
+
+    def begin_writing(self) -> None:
+        self.execute("BEGIN IMMEDIATE")
+
+
+def require_directory(database: Path) -> None:
+    """Refuse a SQLite file in a directory that does not exist, naming the
+    directory (SQLite says only "unable to open database file")."""
+    if not database.parent.is_dir():
+        raise ConfigError(
+            f"no directory {database.parent} for the SQLite database {database}: make it, or set PBMSERV_DATABASE_URL or --config"
+        )

@@ -1,0 +1,36 @@
+"""The short version of proofs/pipe_receive.py (issue 21, item 7): mails
+piped into `pbmserv receive` one by one and in a burst are each processed
+once with one answer. Its latency goal is judged in the runs by hand only
+(see tests/test_proofs.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.conftest import POSTGRES_URL
+from tests.serve_helpers import REPO
+
+
+def prove(*options: str) -> None:
+    proof = subprocess.run(
+        [sys.executable, REPO / "proofs" / "pipe_receive.py", "--short", "--no-latency-goal", *options],
+        capture_output=True, timeout=180, cwd=REPO,
+    )
+    report = proof.stdout.decode(errors="replace")
+    assert proof.returncode == 0, report + proof.stderr.decode(errors="replace")[-2000:]
+    assert report.splitlines()[-1].endswith("every goal holds")
+
+
+def test_pipe_receive_short_holds_every_goal_on_sqlite() -> None:
+    prove("--database", "sqlite")
+
+
+@pytest.mark.db
+@pytest.mark.skipif(not POSTGRES_URL, reason="PBMSERV_TEST_DATABASE_URL names no PostgreSQL server")
+def test_pipe_receive_short_holds_every_goal_on_postgresql() -> None:
+    server = make_url(POSTGRES_URL).set(database="postgres").render_as_string(hide_password=False)
+    prove("--database", "postgresql", "--postgres", server)
