@@ -17,8 +17,10 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
+from email.policy import compat32
+from functools import cached_property
 from itertools import count
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -84,21 +86,27 @@ def twin_of(runtime: Runtime, template: Path, path: Path, clock: Clock) -> Runti
 
 
 # -- one mail in, its replies out ------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass
 class Sent:
-    """One delivered mail."""
+    """One delivered mail, read only as far as it is looked at (compat32: the
+    headers as delivered, without the header registry's cost)."""
 
     recipient: str
-    message: EmailMessage
     raw: bytes
+
+    @cached_property
+    def message(self) -> Message:
+        return BytesParser(policy=compat32).parsebytes(self.raw)
 
     @property
     def subject(self) -> str:
         return str(self.message["Subject"])
 
-    @property
+    @cached_property
     def text(self) -> str:
-        return self.message.get_content().replace("\r\n", "\n")
+        payload = self.message.get_payload(decode=True)
+        assert isinstance(payload, bytes), "a reply is one text/plain part"
+        return payload.decode(self.message.get_content_charset() or "ascii").replace("\r\n", "\n")
 
     @property
     def headers(self) -> list[tuple[str, str]]:
@@ -136,8 +144,7 @@ def deliver(runtime: Runtime, raw: bytes) -> list[Sent]:
     runtime.intake.store(raw, None)
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
-    parser = BytesParser(policy=policy.default)
-    return [Sent(recipient, parser.parsebytes(data), data) for recipient, data in backend.sent]
+    return [Sent(recipient, data) for recipient, data in backend.sent]
 
 
 #: the moves that are not the game's ("GAME move board userid password propose")
