@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -44,7 +45,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from pbmserv.config import Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.store.database import upgrade  # noqa: E402
+from pbmserv.store.database import normalise_url, upgrade  # noqa: E402
 from pbmserv.store.models import Base  # noqa: E402
 from tests.conftest import TEST_PASSWORD_COST, FakeClock  # noqa: E402
 from tests.leak_match import ControlFailed  # noqa: E402
@@ -54,7 +55,7 @@ from tests.leak_psychomachia import options_for, play_psychomachia  # noqa: E402
 
 SIZES = (6, 8, 10, 12, 14)
 CHAMBERS = ("upper", "lower", "both")
-POSTGRES_SERVER = os.environ.get("PBMSERV_PROOF_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+POSTGRES_SERVER = normalise_url(os.environ.get("PBMSERV_PROOF_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"))
 #: the kinds of mail the full run must have compared at least once
 KINDS = (
     "move", "move error", "challenge", "subscribe", "show", "show error", "showas", "showas error", "all show",
@@ -101,40 +102,37 @@ def specs(count: int, seed: int) -> list[Spec]:
     return made
 
 
-# -- a worker: its two servers' databases, one game at a time ---------------------------
+# -- a worker: its two servers, emptied for each game --------------------------------------
 class Worker:
-    directory: Path
-    template: Path
-    settings: Settings
-    postgres_url: str = ""
+    #: run A and run B, kept from game to game (their SQL compiled once)
+    runs: tuple[Runtime, Runtime]
 
 
 def start_worker(directory: str, template: str, postgres_urls: multiprocessing.Queue[str] | None) -> None:
-    Worker.directory, Worker.template = Path(directory), Path(template)
-    Worker.settings = replace(Settings(), key_file=str(Path(template).with_name("key")), mail_backend="memory", **TEST_PASSWORD_COST)
-    if postgres_urls is not None:
-        Worker.postgres_url = postgres_urls.get()
+    settings = replace(Settings(), key_file=str(Path(template).with_name("key")), mail_backend="memory", **TEST_PASSWORD_COST)
+    folder = Path(directory)
+    url_a = postgres_urls.get() if postgres_urls is not None else fresh_copy(Path(template), folder / f"run-a-{os.getpid()}.db")
+    run_a = Runtime(replace(settings, database_url=url_a), clock=FakeClock(), backend=MemoryBackend())
+    Worker.runs = (run_a, twin_of(run_a, Path(template), folder / f"run-b-{os.getpid()}.db", FakeClock()))
 
 
-def emptied(url: str) -> str:
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        names = ", ".join(table.name for table in reversed(Base.metadata.sorted_tables))
-        connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    engine.dispose()
-    return url
+def empty(runtime: Runtime) -> None:
+    """Every table emptied: the next game starts on a new server's database."""
+    tables = list(reversed(Base.metadata.sorted_tables))
+    with runtime.engine.begin() as connection:
+        if runtime.engine.dialect.name == "postgresql":
+            connection.execute(text(f"TRUNCATE {', '.join(table.name for table in tables)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:
+                connection.execute(table.delete())
 
 
 def play(spec: Spec) -> Result:
     result = Result(spec)
     began = time.process_time()
-    path_a = Worker.directory / f"run-a-{os.getpid()}.db"
-    if Worker.postgres_url:
-        url_a = emptied(Worker.postgres_url)
-    else:
-        url_a = fresh_copy(Worker.template, path_a)
-    run_a = Runtime(replace(Worker.settings, database_url=url_a), clock=FakeClock(), backend=MemoryBackend())
-    run_b = twin_of(run_a, Worker.template, Worker.directory / f"run-b-{os.getpid()}.db", FakeClock())
+    run_a, run_b = Worker.runs
+    for runtime in Worker.runs:
+        empty(runtime)
     pair = Pair(run_a, run_b, spec.game)
     rng = random.Random(f"{spec.game} {spec.seed}")
     player = play_psychomachia if spec.game == "psychomachia" else play_parliament
@@ -146,9 +144,6 @@ def play(spec: Spec) -> Result:
         result.control = str(failed)
     except Exception:  # a game that breaks off is counted and shown; the others go on
         result.failure = traceback.format_exc() + "\n".join(pair.log[-8:])
-    finally:
-        run_a.close()
-        run_b.close()
     result.compared, result.errors, result.kinds = pair.compared, pair.errors, pair.kinds
     result.cpu_seconds = time.process_time() - began
     return result
@@ -192,19 +187,24 @@ def run(plan: list[Spec], workers: int, database: str) -> tuple[list[Result], fl
     template = root / "template.db"
     upgrade(f"sqlite:///{template}")
     (root / "key").write_bytes(os.urandom(32))
-    postgres = make_databases(workers) if database == "postgresql" else []
+    postgres: list[str] = []
     results: list[Result] = []
     began = time.monotonic()
     try:
+        postgres = make_databases(workers) if database == "postgresql" else []
         context = multiprocessing.get_context("fork")
         urls = context.Queue() if postgres else None
         for url in postgres:
             assert urls is not None
             urls.put(url)
         with context.Pool(workers, start_worker, (str(root), str(template), urls)) as pool:
-            for result in pool.imap_unordered(play, plan):
-                results.append(result)
-                progress(len(results), len(plan), sum(1 for r in results if r.leak), began)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # here only: the workers keep theirs
+            try:
+                for result in pool.imap_unordered(play, plan):
+                    results.append(result)
+                    progress(len(results), len(plan), sum(1 for r in results if r.leak), began)
+            except KeyboardInterrupt:  # stopped (SIGINT, SIGTERM): the figures of the games played so far
+                sys.stderr.write("\ninterrupted")
         sys.stderr.write("\n")
     finally:
         if postgres:
@@ -225,7 +225,7 @@ def report(results: list[Result], plan: list[Spec], seconds: float, database: st
         kinds.update(r.kinds)
     missing = [kind for kind in KINDS if not kinds[kind]] if full else []
     by_label = Counter(r.spec.label for r in results)
-    cpu = sorted(r.cpu_seconds for r in results)
+    cpu = sorted(r.cpu_seconds for r in results) or [0.0]
     print(f"database: run A {database}, run B sqlite; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("games by kind: " + ", ".join(f"{label.strip()} {n}" for label, n in sorted(by_label.items())))
     print("mails compared by command: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))

@@ -168,8 +168,17 @@ class Match:
             if seat == self.rival:
                 self.pair.expect_error("bob", command(self.pair.game, "queue", "bob", "k9"))
             return
-        # what seat could play after the opponent's move: its moves now, less those the opponent may take
-        choices = [m for m in self.common_moves(seat) if not m.startswith("reveal") and m.count(" ") == 0]
+        # what seat could play after a move the opponent may make (which may take it: then it is dropped)
+        replies = self.common_moves(1 - seat)
+        if not replies:
+            return
+        probe = self.rng.choice(replies)
+        after = [self.game.play(state, 1 - seat, probe) for state in self.states]
+        theirs = set(self.game.legal_moves(after[1], seat))
+        choices = [
+            m for m in self.game.legal_moves(after[0], seat)
+            if m in theirs and m not in self.untouchable and not m.startswith("reveal") and " " not in m
+        ]
         if choices:
             text = self.rng.choice(choices)
             self.queued[seat] = text

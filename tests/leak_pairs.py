@@ -16,8 +16,7 @@ import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from email import policy
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
 from functools import cached_property
@@ -127,13 +126,10 @@ class Sent:
 
 
 def make_mail(sender: str, subject: str, text: str, message_id: str) -> bytes:
-    message = EmailMessage(policy=policy.SMTP)
-    message["From"] = sender
-    message["To"] = "pbmserv@localhost"
-    message["Subject"] = subject
-    message["Message-ID"] = message_id
-    message.set_content(text or "\n")
-    return message.as_bytes()
+    """A plain mail, written out directly (the players' mails are ASCII and short)."""
+    head = f"From: {sender}\r\nTo: pbmserv@localhost\r\nSubject: {subject}\r\nMessage-ID: {message_id}\r\n"
+    mime = 'MIME-Version: 1.0\r\nContent-Type: text/plain; charset="us-ascii"\r\nContent-Transfer-Encoding: 7bit\r\n'
+    return f"{head}{mime}\r\n{text or ''}\r\n".encode("ascii")
 
 
 def deliver(runtime: Runtime, raw: bytes) -> list[Sent]:
