@@ -203,8 +203,11 @@ class Match:
         self.pair.expect_move(userid, move_subject(game, userid, kind))
         self.proposal = kind
         answer = rng.random()
-        if answer < 0.3:
-            return  # left open: the next move lets it lapse
+        if answer < 0.3:  # left open: the next move lets it lapse
+            if rng.random() < 0.5:  # another while it is open, or bob accepting his own
+                again = "accept" if seat == self.rival and rng.random() < 0.5 else rng.choice(["propose", "undo"])
+                self.pair.expect_error("bob", move_subject(game, "bob", again))
+            return
         self.proposal = None
         if answer < 0.6:
             answerer = rng.choice([userid, other])  # the proposer's own reject withdraws it
