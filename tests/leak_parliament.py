@@ -73,7 +73,7 @@ def play_parliament(pair: Pair, rng: random.Random, options: dict[str, str]) -> 
             candidates.append(move_subject(GAME, "bob", rng.choice(safe_labels)))
         elif state.in_setup:
             candidates.append(move_subject(GAME, "bob", rng.choice(safe_labels)))
-            candidates.append(move_subject(GAME, "bob", prefer(rng.sample(safe_labels, 4))))
+            candidates.append(move_subject(GAME, "bob", prefer(rng.sample(safe_labels, first.layout.preference_limit + 1))))
         else:
             candidates.append(move_subject(GAME, "bob", prefer(rng.sample(safe_labels, 1))))
             candidates.append(move_subject(GAME, "bob", f"{rng.choice(safe_labels)} then"))
