@@ -223,7 +223,7 @@ def report(results: list[Result], plan: list[Spec], seconds: float, database: st
     kinds: Counter[str] = Counter()
     for r in results:
         kinds.update(r.kinds)
-    missing = [kind for kind in KINDS if not kinds[kind]] if full else []
+    missing = [kind for kind in KINDS if not kinds[kind]]
     by_label = Counter(r.spec.label for r in results)
     cpu = sorted(r.cpu_seconds for r in results) or [0.0]
     print(f"database: run A {database}, run B sqlite; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -235,7 +235,7 @@ def report(results: list[Result], plan: list[Spec], seconds: float, database: st
         (len(results) == len(plan), f"games played: {len(results)} of {len(plan)}"),
         (not failures, f"games that broke off: {len(failures)} (goal 0)"),
         (not controls, f"controls that saw no difference after the reveal: {len(controls)} (goal 0)"),
-        (not missing, f"kinds of mail never compared: {len(missing)} {missing} (goal 0, full run)"),
+        (not missing or not full, f"kinds of mail never compared: {len(missing)} {missing} ({'goal 0' if full else 'no goal in the short run'})"),
     ]
     for held, line in goals:
         print(f"{line}{'' if held else '   <-- goal missed'}")
