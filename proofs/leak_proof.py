@@ -233,7 +233,7 @@ def report(results: list[Result], plan: list[Spec], seconds: float, database: st
     print(f"CPU seconds per game (one worker): median {cpu[len(cpu) // 2]:.2f}, max {cpu[-1]:.2f}, total {sum(cpu):.0f}")
     goals = [
         (len(results) == len(plan), f"games played: {len(results)} of {len(plan)}"),
-        (not failures, f"games that broke off: {len(failures)} (goal 0)"),
+        (not failures, f"games that broke off: {len(failures)} (goal 0) {[r.spec.seed for r in failures]}"),
         (not controls, f"controls that saw no difference after the reveal: {len(controls)} (goal 0)"),
         (not missing or not full, f"kinds of mail never compared: {len(missing)} {missing} ({'goal 0' if full else 'no goal in the short run'})"),
     ]

@@ -155,7 +155,7 @@ class Match:
             moves.append(rng.choice(near if near and rng.random() < 0.5 else legal))
             view = game.play(view, mover, moves[-1])
         if not moves or rng.random() < 0.1:
-            moves.append("k9")  # an illegal move: the error mail shows bob's view of the board
+            moves.append("z99")  # a square no board has: the error mail shows bob's view of the board
         board = f"{BOARD}#{at}" if at is not None else str(BOARD)
         self.pair.send("bob", f"{self.pair.game} preview {board} bob {PASSWORDS['bob']} {';'.join(moves)}")
 
@@ -166,7 +166,7 @@ class Match:
         to_move = self.to_move()
         if seat in to_move or len(to_move) != 1:
             if seat == self.rival:
-                self.pair.expect_error("bob", command(self.pair.game, "queue", "bob", "k9"))
+                self.pair.expect_error("bob", command(self.pair.game, "queue", "bob", "z99"))
             return
         # what seat could play after a move the opponent may make (which may take it: then it is dropped)
         replies = self.common_moves(1 - seat)
@@ -236,7 +236,7 @@ class Match:
             ("bob", f"{game} show 999"),
             ("bob", f"{game} show {BOARD}#{self.moves_made + rng.randint(1, 9)}"),
             ("bob", f"{game} frobnicate {BOARD}"),
-            ("bob", command(game, "preview", "bob", "k9")),
+            ("bob", command(game, "preview", "bob", "z99")),
             ("bob", f"{game} showas bob wrongpassword {BOARD}"),
             ("carol", command(game, "preview", "carol", "b1")),
             ("carol", command(game, "showas", "carol")),
@@ -250,7 +250,7 @@ class Match:
         if self.rival not in self.to_move():
             candidates.append(("bob", command(game, "moves", "bob")))
         else:
-            candidates.append(("bob", command(game, "queue", "bob", "k9")))
+            candidates.append(("bob", command(game, "queue", "bob", "z99")))
         self.pair.expect_error(*rng.choice(candidates))
 
     # -- the end --------------------------------------------------------------------------
