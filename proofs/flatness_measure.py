@@ -1,7 +1,8 @@
 """The measuring side of proofs/cost_flatness.py: a database as serve's
 worker sees it, moves mailed to a board's reply address and processed by
-the worker's own batch (`Processor.process_batch`, as `Worker` calls it),
-timed one mail at a time; the mails a real game leaves behind, for the
+the worker's own batch (`Processor.process_batch`, as `Worker` calls it,
+with the claim of due outbox mail that serve's worker adds to a batch
+once a second), timed one mail at a time; the mails a real game leaves behind, for the
 generator; the database's size."""
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
-from flatness_fill import BOARDS, OUTBOX, Filler, MoveMail, Spec, Writer, address_of, fill_engine, userid
+from flatness_fill import BOARDS, MOVES, OUTBOX, USERS, Filler, MoveMail, Spec, Writer, address_of, fill_engine, userid
 from flatness_games import Templates, player_mail
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Connection, Engine, func, select, text
 
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
@@ -27,6 +28,7 @@ from pbmserv.service.reply_addresses import seat_address
 from pbmserv.store import records
 from pbmserv.store.database import reading, sqlite_file, upgrade
 from pbmserv.store.models import InboundMail
+from pbmserv.worker import CLAIMED_PER_BATCH
 
 INBOUND = InboundMail.__table__
 
@@ -78,11 +80,16 @@ class Server:
         )
         self.runtime.intake.accept([(raw, None, reply_to)])
         cpu, wall = time.process_time(), time.perf_counter()
-        done, _ = self.runtime.processor.process_batch(hand_over=self.handed_over.extend)
+        done, _ = self.runtime.processor.process_batch(hand_over=self.handed_over.extend, also=self._claim_due)
         sample = Sample(time.process_time() - cpu, time.perf_counter() - wall)
         assert done == 1, f"the worker processed {done} mails, not the one move"
         probe.played += 1
         return sample
+
+    def _claim_due(self, connection: Connection) -> None:
+        """What serve's worker does in a batch when a second has passed since
+        the last: claim the outbox mail that has come due, for the deliverer."""
+        self.runtime.delivery.claim_due(connection, CLAIMED_PER_BATCH)
 
     def unplayed(self, probes: list[Probe]) -> list[str]:
         """The probes whose board does not hold every move made on it (a move refused, say)."""
@@ -165,6 +172,9 @@ def database_size(engine: Engine) -> tuple[int, dict[str, int]]:
     return path.stat().st_size + (wal.stat().st_size if wal.exists() else 0), {}
 
 
-def finished_boards(engine: Engine) -> int:
+def counts(engine: Engine) -> dict[str, int]:
+    """How many rows the database holds of what the figures are per."""
     with engine.connect() as connection:
-        return int(connection.scalar(select(func.count()).where(BOARDS.c.status == "finished")) or 0)
+        found = {table.name: connection.scalar(select(func.count()).select_from(table)) for table in (BOARDS, MOVES, INBOUND, OUTBOX, USERS)}
+        found["finished boards"] = connection.scalar(select(func.count()).where(BOARDS.c.status == "finished"))
+    return {name: int(count or 0) for name, count in found.items()}
