@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -176,6 +177,7 @@ def main() -> int:
     parser.add_argument("--postgres-server", default=POSTGRES_SERVER, help="where --database postgresql makes its databases")
     parser.add_argument("--no-ratio-goal", action="store_true", help="report the ratios but do not judge them (CI)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # the temporary files and databases go too
     boards, moves = (2_000, 20_000) if args.short else (100_000, 1_000_000)
     probes_per_game, rounds, depth_per_game = (4, 2, 6) if args.short else (20, 3, 50)
     rng = random.Random(21)
