@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -133,19 +133,19 @@ def filler_specs(templates: Templates, boards: int, moves: int, users: int, rng:
         yield Spec(played, cut, ending, seats)
 
 
-def fill(url: str, mails: dict[str, list[MoveMail]], hash_: str, users: int, specs: list[Spec], extra: Iterator[Spec] | None,
-         label: str, expected_rows: int) -> list[int]:
-    """Fill a database; returns the numbers of the boards of `specs` (stored first)."""
+def fill(url: str, mails: dict[str, list[MoveMail]], hash_: str, users: int, specs: list[Spec], extra: Iterable[Spec] = (),
+         bar: Bar | None = None) -> list[int]:
+    """Fill a database: accounts, the boards of `specs` first, then those of
+    `extra`; returns the numbers of the boards of `specs`."""
     engine = fill_engine(url)
-    bar = Bar(label, expected_rows)
-    filler = Filler(Writer(engine, bar.add if expected_rows else lambda count: None), mails, hash_, random.Random(7))
+    filler = Filler(Writer(engine, bar.add if bar is not None else lambda count: None), mails, hash_, random.Random(7))
     filler.add_users(users)
     numbers = [filler.add_board(spec) for spec in specs]
-    for spec in extra or ():
+    for spec in extra:
         filler.add_board(spec)
     filler.writer.settle()
-    if expected_rows:
-        bar.add(expected_rows)
+    if bar is not None:
+        bar.add(bar.total)
     engine.dispose()
     return numbers
 
@@ -196,15 +196,15 @@ def main() -> int:
         users = max(boards // 25, 2 * len(probes) + depth_users)
         with databases(args.database, work, args.postgres_server) as (small_url, big_url):
             hash_ = password_hash(settings_for(small_url, key_file))
-            numbers = fill(small_url, mails, hash_, 2 * len(probes), probes, None, "filling 100 boards", 0)
+            numbers = fill(small_url, mails, hash_, 2 * len(probes), probes)
             fillers = boards - len(probes) - 2 * len(shallow)
             filler_moves = moves - sum(s.stored_moves for s in [*probes, *shallow, *deep])
             expected_rows = int(moves * 4.3 + boards * 4 + users * 3)
             big_numbers = fill(big_url, mails, hash_, users, [*probes, *shallow, *deep],
-                               filler_specs(templates, fillers, filler_moves, users, rng), f"filling {boards:,} boards", expected_rows)
+                               filler_specs(templates, fillers, filler_moves, users, rng), Bar(f"filling {boards:,} boards", expected_rows))
             assert big_numbers[:len(probes)] == numbers, "the probes have the same numbers in both databases"
             print_stage("databases filled", started)
-            report, ratios, held = measure(args, small_url, big_url, key_file, quoted, probes, numbers, shallow, deep,
+            report, ratios, held = measure(small_url, big_url, key_file, quoted, probes, numbers, shallow, deep,
                                            big_numbers[len(probes):], rounds)
             print_stage("measured", started)
     print(f"cost flatness on {args.database}{' (short)' if args.short else ''}, {time.monotonic() - started:.0f} s, "
@@ -225,7 +225,7 @@ def print_stage(name: str, started: float) -> None:
     sys.stderr.write(f"{name} after {time.monotonic() - started:.0f} s\n")
 
 
-def measure(args: argparse.Namespace, small_url: str, big_url: str, key_file: Path, quoted: dict[str, str],
+def measure(small_url: str, big_url: str, key_file: Path, quoted: dict[str, str],
             probes: list[Spec], numbers: list[int], shallow: list[Spec], deep: list[Spec], depth_numbers: list[int],
             rounds: int) -> tuple[list[str], dict[str, float], dict[str, int]]:
     """The figures (lines), the ratios judged, and what the big database holds."""
