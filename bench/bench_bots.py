@@ -2,10 +2,10 @@
 greedy player and the other bots, for every game word and main option set,
 both colours; and its thinking time on the largest boards.
 
-    .venv/bin/python bench/bench_bots.py [--games N] [--strength normal] [--seconds S]
+    .venv/bin/python bench/bench_bots.py [--games N] [--strength normal] [--scale F]
                                          [--opponents random,greedy] [--large] [--only WORDS] [--jobs 2]
                                          [--cpu-time]
-    .venv/bin/python bench/bench_bots.py --timing K [--strength normal] [--jobs 1]
+    .venv/bin/python bench/bench_bots.py --timing K [--strength normal] [--jobs 1] [--cpu-time]
 
 Each row: the bot's wins, draws and losses over N games as the first seat
 and N as the second, its thinking time per move (p50, p95, max), and how
@@ -14,8 +14,10 @@ running) would have fired in a game it then did not lose ("false resign").
 The greedy player (`search.greedy_move`) plays a move that wins at once
 when there is one, else one with the best tally margin right after it
 (`Game.tally`), at random among equals, and sees the whole state, secrets
-included. `--large` adds the largest boards; `--seconds` caps the bot's
-time per move below its strength's. Games run in `--jobs` processes (the
+included. `--large` adds the largest boards; `--scale F` gives every bot
+F times its strength's seconds per move (strong still thinks five times
+as long as normal; a run at F < 1 shows how a bot fares on less time
+than it has in play). Games run in `--jobs` processes (the
 times are then measured with that many games sharing the cores;
 `--cpu-time` counts every bot's budget and time in its process's CPU
 seconds instead, so that a busy machine changes how long a run takes but
@@ -43,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.gamekit import Game, get_game  # noqa: E402
-from pbmserv.gamekit.search import choose_move, decide, greedy_move  # noqa: E402
+from pbmserv.gamekit.search import STRENGTHS, choose_move, decide, greedy_move  # noqa: E402
 from pbmserv.service.bot_manners import RESIGN_AFTER_OWN_MOVES, hopeless  # noqa: E402
 
 PLAYERS = ["bot", "other"]
@@ -89,18 +91,19 @@ def greedy_player(game: Game, state: Any, seat: int, rng: random.Random) -> str:
 CLOCK = {False: time.perf_counter, True: time.process_time}
 
 
-def bot_player(strength: str, cpu_time: bool) -> Player:
+def bot_player(strength: str, scale: float, cpu_time: bool) -> Player:
     def play(game: Game, state: Any, seat: int, rng: random.Random) -> str:
-        return choose_move(game, state, seat, strength=strength, rng=rng, clock=CLOCK[cpu_time])
+        return choose_move(game, state, seat, strength=strength, seconds=STRENGTHS[strength].seconds * scale,
+                           rng=rng, clock=CLOCK[cpu_time])
     return play
 
 
-def opponent(name: str, cpu_time: bool) -> Player:
+def opponent(name: str, scale: float, cpu_time: bool) -> Player:
     if name == "random":
         return random_player
     if name == "greedy":
         return greedy_player
-    return bot_player(name, cpu_time)
+    return bot_player(name, scale, cpu_time)
 
 
 OPPONENTS = ("random", "greedy", "easy", "normal", "strong")
@@ -114,7 +117,7 @@ class Match:
     bot_seat: int
     seed: int
     strength: str
-    seconds: float | None
+    scale: float
     cpu_time: bool
 
 
@@ -129,7 +132,8 @@ def play_match(match: Match) -> Result:
     game = get_game(match.word)
     rng = random.Random(match.seed)
     clock = CLOCK[match.cpu_time]
-    other = opponent(match.opponent, match.cpu_time)
+    other = opponent(match.opponent, match.scale, match.cpu_time)
+    seconds = STRENGTHS[match.strength].seconds * match.scale
     state = game.new(match.options, PLAYERS if match.bot_seat == 0 else PLAYERS[::-1])
     think: list[float] = []
     hopeless_turns = 0
@@ -138,7 +142,7 @@ def play_match(match: Match) -> Result:
         seat = min(game.to_move(state))
         if seat == match.bot_seat:
             started = clock()
-            decision = decide(game, state, seat, strength=match.strength, seconds=match.seconds, rng=rng, clock=clock)
+            decision = decide(game, state, seat, strength=match.strength, seconds=seconds, rng=rng, clock=clock)
             think.append(clock() - started)
             hopeless_turns = hopeless_turns + 1 if hopeless(decision) else 0
             would_resign |= hopeless_turns >= 2 and len(think) > RESIGN_AFTER_OWN_MOVES
@@ -150,9 +154,10 @@ def play_match(match: Match) -> Result:
     return Result(score, tuple(think), would_resign)
 
 
-def think_once(task: tuple[str, Mapping[str, str], str, int]) -> float:
+def think_once(task: tuple[str, Mapping[str, str], str, int, bool]) -> float:
     """Seconds the bot takes on a position reached by random play."""
-    word, options, strength, seed = task
+    word, options, strength, seed, cpu_time = task
+    clock = CLOCK[cpu_time]
     game = get_game(word)
     rng = random.Random(seed)
     state = game.new(options, PLAYERS)
@@ -163,9 +168,9 @@ def think_once(task: tuple[str, Mapping[str, str], str, int]) -> float:
         state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
     if game.outcome(state) is not None:
         return 0.0
-    started = time.perf_counter()
-    choose_move(game, state, min(game.to_move(state)), strength=strength, rng=rng)
-    return time.perf_counter() - started
+    started = clock()
+    choose_move(game, state, min(game.to_move(state)), strength=strength, rng=rng, clock=clock)
+    return clock() - started
 
 
 def label(word: str, options: Mapping[str, str]) -> str:
@@ -182,11 +187,12 @@ def timings(text: str, think: list[float]) -> str:
 
 
 def timing(args: argparse.Namespace) -> None:
-    print(f"bot {args.strength}: seconds per move on {args.timing} positions of each largest board")
+    print(f"bot {args.strength}: seconds per move on {args.timing} positions of each largest board"
+          + (" (CPU time)" if args.cpu_time else ""))
     print(f"{'game':<38} {'p50 s':>6} {'p95 s':>6} {'max s':>6}")
     with ProcessPoolExecutor(args.jobs) as pool:
         for word, options in LARGE_SETS:
-            tasks = [(word, options, args.strength, seed) for seed in range(args.timing)]
+            tasks = [(word, options, args.strength, seed, args.cpu_time) for seed in range(args.timing)]
             think = [seconds for seconds in pool.map(think_once, tasks) if seconds]
             print(timings(f"{label(word, options):<38}", think), flush=True)
 
@@ -195,7 +201,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=10, help="games per colour and opponent")
     parser.add_argument("--strength", default="normal", choices=("easy", "normal", "strong"))
-    parser.add_argument("--seconds", type=float, default=None, help="cap on the bot's seconds per move")
+    parser.add_argument("--scale", type=float, default=1.0, help="every bot thinks this share of its strength's seconds")
     parser.add_argument("--opponents", default="random,greedy", help=f"some of {','.join(OPPONENTS)}")
     parser.add_argument("--large", action="store_true", help="add the largest boards")
     parser.add_argument("--only", default=None, help="game words or rows, e.g. 'synch,majority -size=6'")
@@ -211,10 +217,10 @@ def main() -> None:
     sets = [(w, o) for w, o in MAIN_SETS + (LARGE_SETS if args.large else ())
             if wanted is None or w in wanted or label(w, o) in wanted]
     matches = [
-        Match(word, options, name, bot_seat, seed, args.strength, args.seconds, args.cpu_time)
+        Match(word, options, name, bot_seat, seed, args.strength, args.scale, args.cpu_time)
         for word, options in sets for name in opponents for bot_seat in (0, 1) for seed in range(args.games)
     ]
-    print(f"bot {args.strength}" + (f", at most {args.seconds} s a move" if args.seconds else "")
+    print(f"bot {args.strength}" + (f", every bot at {args.scale} times its seconds" if args.scale != 1 else "")
           + (", seconds of CPU time" if args.cpu_time else "") + f"; {args.games} games per colour and opponent")
     print(f"{'game':<38} {'vs':<7} {'first W-D-L':>11} {'second W-D-L':>12} {'win%':>5}"
           f" {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'false resign':>12}")

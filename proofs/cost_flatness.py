@@ -32,12 +32,23 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flatness_fill import Filler, MoveMail, Spec, Writer, fill_engine
-from flatness_games import DEEP_MOVE, GAMES, LONG_GAMES, Templates, play_templates
-from flatness_measure import Probe, Sample, Server, counts, database_size, password_hash, sample_mails, settings_for
 from sqlalchemy import create_engine, text
 
-from pbmserv.store.database import upgrade
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbmserv.store.database import upgrade  # noqa: E402
+from proofs.flatness_fill import Filler, MoveMail, Spec, Writer, fill_engine  # noqa: E402
+from proofs.flatness_games import DEEP_MOVE, GAMES, LONG_GAMES, Templates, play_templates  # noqa: E402
+from proofs.flatness_measure import (  # noqa: E402
+    Probe,
+    Sample,
+    Server,
+    counts,
+    database_size,
+    password_hash,
+    sample_mails,
+    settings_for,
+)
 
 RATIO_GOAL = 1.2
 POSTGRES_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"

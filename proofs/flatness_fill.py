@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flatness_games import PLAYERS, Played, resigned_result
 from sqlalchemy import JSON, Engine, Table, create_engine, event, text
 
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, Rating, User
+from proofs.flatness_games import PLAYERS, Played, resigned_result
 
 USERS, ADDRESSES, BOARDS, MOVES = User.__table__, Address.__table__, Board.__table__, Move.__table__
 INBOUND, OUTBOX, RATINGS = InboundMail.__table__, OutboxMail.__table__, Rating.__table__

@@ -16,8 +16,6 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
-from flatness_fill import BOARDS, MOVES, OUTBOX, USERS, Filler, MoveMail, Spec, Writer, address_of, fill_engine, userid
-from flatness_games import Templates, player_mail
 from sqlalchemy import Connection, Engine, func, select, text
 
 from pbmserv.config import Settings
@@ -29,6 +27,8 @@ from pbmserv.store import records
 from pbmserv.store.database import reading, sqlite_file, upgrade
 from pbmserv.store.models import InboundMail
 from pbmserv.worker import CLAIMED_PER_BATCH
+from proofs.flatness_fill import BOARDS, MOVES, OUTBOX, USERS, Filler, MoveMail, Spec, Writer, address_of, fill_engine, userid
+from proofs.flatness_games import Templates, player_mail
 
 INBOUND = InboundMail.__table__
 

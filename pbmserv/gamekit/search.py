@@ -59,6 +59,10 @@ DRAW = 0.5
 WIN_CHECK_SAMPLES = 3
 #: below the root, at most this many moves (a random sample) are ranked
 RANKED_BELOW_ROOT = 400
+#: the share of its time a bot may spend ranking the root's moves (on
+#: 19x19 plurality ranking all of them takes longer than a normal bot's move)
+RANKING_SHARE = 0.3
+RANKED_PER_CLOCK_CHECK = 32
 
 
 @dataclass
@@ -123,13 +127,18 @@ def decide(
     if len(legal) == 1:
         return Decision(legal[0], None)
     budget = STRENGTHS[strength]
-    deadline = clock() + (budget.seconds if seconds is None else seconds)
+    started = clock()
+    allowed = budget.seconds if seconds is None else seconds
+    deadline = started + allowed
     winning = winning_move(game, state, seat, legal, rng)
     if winning is not None:
         return Decision(winning, 1.0)
     root = Node()
     if budget.ordered:
-        root.ranked = ranked(game, game.determinize(state, seat, rng), seat, legal, rng)
+        root.ranked = ranked(
+            game, game.determinize(state, seat, rng), seat, legal, rng,
+            until=started + allowed * RANKING_SHARE, clock=clock,
+        )
     depth = game.playout_moves if budget.playout_depth is None else budget.playout_depth
     for _ in range(budget.iterations if iterations is None else iterations):
         if root.visits and clock() >= deadline:
@@ -210,10 +219,21 @@ def new_child(
     return rng.choice([move for move in moves if (actor, move) not in node.children])
 
 
-def ranked(game: Game, state: Any, seat: int, moves: Sequence[str], rng: random.Random) -> list[str]:
+def ranked(
+    game: Game,
+    state: Any,
+    seat: int,
+    moves: Sequence[str],
+    rng: random.Random,
+    *,
+    until: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[str]:
     """`moves` best first for `seat` as the position right after each
     stands: a win first, a loss last, else by tally margin (a draw as an
-    even one); at random among equals."""
+    even one); at random among equals. The moves are judged in a random
+    order until the clock reaches `until`; those left unjudged follow the
+    judged ones in that random order."""
 
     def standing(move: str) -> float:
         after = game.play(state, seat, move)
@@ -223,9 +243,14 @@ def ranked(game: Game, state: Any, seat: int, moves: Sequence[str], rng: random.
         tally = game.tally(after)
         return 0.0 if tally is None else lead(tally, seat)
 
-    keyed = [(standing(move), rng.random(), move) for move in moves]
+    shuffled = sorted(((rng.random(), move) for move in moves), reverse=True)
+    keyed: list[tuple[float, float, str]] = []
+    for key, move in shuffled:
+        if len(keyed) % RANKED_PER_CLOCK_CHECK == 0 and clock() >= until:
+            break
+        keyed.append((standing(move), key, move))
     keyed.sort(reverse=True)
-    return [move for _, _, move in keyed]
+    return [move for _, _, move in keyed] + [move for _, move in shuffled[len(keyed):]]
 
 
 def select(node: Node, actor: int, tried: Sequence[str]) -> str:

@@ -101,10 +101,13 @@ def raw_headers(message: Message) -> RawHeaders:
 
 def reply_address(headers: RawHeaders) -> str:
     """Where replies go: the first Reply-To address that is a mailbox, else
-    From's; "" if there is none."""
+    From's; "" if there is none. Encoded words are not decoded first: an
+    address is never one (RFC 2047, 5), and decoded, `=?utf-8?q?x=40y?=`
+    or a display name holding CR LF and "Bcc: x@y" would name another."""
     for name in ("reply-to", "from"):
         for value in headers.get(name, ()):
-            for _, address in getaddresses([_unfolded(_decoded(value))]):
+            text = value if value.isascii() else _surrogates_to_text(value)
+            for _, address in getaddresses([_unfolded(text)]):
                 usable = mailbox(address.strip())
                 if usable is not None:
                     return usable

@@ -10,7 +10,9 @@ from pbmserv.protocol.errors import BadArgument, MissingArgument
 from pbmserv.protocol.mailbox import mailbox
 
 _USERID = re.compile(r"[a-z0-9_.-]{2,20}")
-BOARD_REF = re.compile(r"(\d+)(?:#(\d+))?")
+#: a whole number as the server takes it: ASCII digits, few enough for any database's integer column
+WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
+BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,9}))?")
 
 
 def need(args: list[str], names: tuple[str, ...], syntax: str, game: str | None = None) -> list[str]:
@@ -28,7 +30,7 @@ def exactly(args: list[str], names: tuple[str, ...], syntax: str, game: str | No
 
 
 def read_count(word: str, most: int, what: str, syntax: str, game: str) -> int:
-    if not word.isdigit() or int(word) > most:
+    if not WHOLE_NUMBER.fullmatch(word) or int(word) > most:
         raise BadArgument(f"{what}: a whole number from 0 to {most}, not '{word}'.", syntax, game)
     return int(word)
 
@@ -45,7 +47,7 @@ def read_userid(word: str, syntax: str, game: str | None = None) -> str:
 
 
 def read_board(word: str, syntax: str, game: str) -> int:
-    if not word.isdigit():
+    if not WHOLE_NUMBER.fullmatch(word):
         raise BadArgument(f"'{word}' is not a board number: board numbers are whole numbers like 101.", syntax, game)
     return int(word)
 

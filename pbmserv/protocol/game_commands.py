@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from pbmserv.protocol.arguments import BOARD_REF, exactly, need, read_board, read_board_ref, read_count, read_userid
+from pbmserv.protocol.arguments import BOARD_REF, WHOLE_NUMBER, exactly, need, read_board, read_board_ref, read_count, read_userid
 from pbmserv.protocol.commands import (
     BOARD_FILTERS,
     PROPOSAL_ACTIONS,
@@ -38,7 +38,7 @@ from pbmserv.protocol.syntax import GAME_SYNTAX, MAX_LIMIT, MAX_SEEK, MOST_BOARD
 
 TIMERS = ("nagtime", "forfeittime")
 
-_GUARD = re.compile(r"^(.*?)\s*#\s*(\d+)$", re.DOTALL)
+_GUARD = re.compile(r"^(.*?)\s*#\s*([0-9]{1,9})$", re.DOTALL)
 _OPTION = re.compile(r"-([a-z][a-z0-9_]*)(?:=(.*))?", re.IGNORECASE)
 _TIMER = re.compile(r"--([a-z]+)=(.*)", re.IGNORECASE)
 
@@ -95,7 +95,7 @@ def _challenge(game: str, args: list[str], syntax: str) -> Command:
             if match is None or name not in TIMERS:
                 raise BadArgument(f"'{arg}' is not a timer option: use --nagtime=days or --forfeittime=days.", syntax, game)
             days = match.group(2)
-            if not days.isdigit() or not 1 <= int(days) <= 365:
+            if not WHOLE_NUMBER.fullmatch(days) or not 1 <= int(days) <= 365:
                 raise BadArgument(f"--{name} takes a whole number of days from 1 to 365, not '{days}'.", syntax, game)
             timers.append((name, int(days)))
         elif arg.startswith("-"):

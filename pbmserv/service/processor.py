@@ -105,7 +105,9 @@ class Processor:
         waits long.
 
         Mails are processed in arrival order, also across processes: a later
-        mail (a move) may depend on an earlier one (the challenge). A process
+        mail (a move) may depend on an earlier one (the challenge); under a
+        backlog, players' mails before strangers' (`inbound.next_pending`),
+        each sender's still in order. A process
         that finds the oldest mails locked waits for them, then finds them
         done and takes the next. `on_mail(dedup key)` is told of each mail
         as its processing begins. With `hand_over`, the replies are written
@@ -159,7 +161,7 @@ class Processor:
             admitted = self._admit(connection)
             if also is not None:
                 also(connection)
-            rows = inbound.oldest_pending(connection, most)
+            rows = inbound.next_pending(connection, most)
             output = BatchOutput(connection, self.clock, self.settings, self.key, claimed=hand_over is not None)
             done = 0
             for row in rows:

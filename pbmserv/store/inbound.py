@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, Row, bindparam, select, update
 from sqlalchemy import exc as errors
 
 from pbmserv.store.database import lost_a_race, writing
-from pbmserv.store.models import InboundMail
+from pbmserv.store.models import Address, InboundMail
 from pbmserv.store.spool import Arrival
 
 INBOUND = InboundMail.__table__
@@ -32,6 +32,17 @@ UNSTORABLE_ERRORS = (errors.DataError, UnicodeError)
 _PENDING = (
     select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(INBOUND.c.status == "pending")
+    .order_by(INBOUND.c.id)
+    .limit(bindparam("most"))
+    .with_for_update()
+)
+#: pending mail whose envelope sender is a confirmed address of an account: a player's
+_PENDING_FROM_PLAYERS = (
+    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
+    .where(
+        INBOUND.c.status == "pending",
+        INBOUND.c.envelope_sender.in_(select(Address.address).where(Address.confirmed_at.is_not(None)).scalar_subquery()),
+    )
     .order_by(INBOUND.c.id)
     .limit(bindparam("most"))
     .with_for_update()
@@ -143,9 +154,20 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
     }
 
 
-def oldest_pending(connection: Connection, most: int) -> Sequence[Row]:
-    """The oldest pending mails, locked (id, dedup_key, raw, sealed, envelope_sender, reply_token)."""
-    return connection.execute(_PENDING, {"most": most}).all()
+def next_pending(connection: Connection, most: int) -> Sequence[Row]:
+    """The pending mails to process next, locked (id, dedup_key, raw,
+    sealed, envelope_sender, reply_token): the oldest, in arrival order;
+    but when more than `most` are pending (a backlog, such as a flood of
+    strangers' mail), players' mails (from a confirmed address of an
+    account) come first, in arrival order, and the oldest of the others
+    fill the rest. A sender's mails stay in their order either way: all
+    of them are a player's or none."""
+    oldest = connection.execute(_PENDING, {"most": most + 1}).all()
+    if len(oldest) <= most:
+        return oldest
+    players = connection.execute(_PENDING_FROM_PLAYERS, {"most": most}).all()
+    taken = {row.id for row in players}
+    return [*players, *(row for row in oldest if row.id not in taken)][:most]
 
 
 def pending_by_key(connection: Connection, dedup_key: str) -> Row | None:

@@ -191,6 +191,8 @@ class InboundMail(Base):
     """A mail as received; `dedup_key` makes a second delivery of it recognisable."""
 
     __tablename__ = "inbound_mails"
+    #: under a backlog the worker takes players' pending mail first (`store.inbound.next_pending`)
+    __table_args__ = (Index("ix_inbound_mails_status_envelope_sender", "status", "envelope_sender"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

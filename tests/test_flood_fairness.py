@@ -1,0 +1,73 @@
+"""Bad mail at volume (issue 21, items 3 and 8): a flood of strangers' mail
+does not hold players' mail back, and what the flood proof found wrong
+in single bad mails."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from pbmserv.runtime import Runtime
+from pbmserv.store import inbound
+from pbmserv.store.database import writing
+from pbmserv.store.models import InboundMail, Move
+from tests.mailtools import make_mail, send, send_raw
+
+
+def store(runtime: Runtime, sender: str, subject: str) -> int:
+    return runtime.intake.store(make_mail(sender, subject), sender)[0]
+
+
+def taken_next(runtime: Runtime, most: int) -> list[int]:
+    with writing(runtime.engine) as connection:
+        return [row.id for row in inbound.next_pending(connection, most)]
+
+
+def test_under_a_backlog_players_mail_is_taken_first_and_the_rest_in_arrival_order(toy_boards: Runtime) -> None:
+    strangers = [store(toy_boards, f"stranger{n % 3}@flood.example", "help") for n in range(8)]
+    bob = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    alice = store(toy_boards, "alice@example.org", "toy games alice")
+    assert taken_next(toy_boards, 4) == [bob, alice, *strangers[:2]]
+    assert taken_next(toy_boards, 10) == [*strangers, bob, alice]  # no backlog: arrival order
+
+
+def test_a_flood_of_strangers_does_not_hold_a_players_move_back(toy_boards: Runtime) -> None:
+    for n in range(120):
+        store(toy_boards, f"stranger{n}@flood.example", "help")
+    move = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    done, more = toy_boards.processor.process_batch(most=50, seconds=60)
+    assert (done, more) == (50, True)
+    with toy_boards.sessions() as session:
+        statuses = dict(session.execute(select(InboundMail.id, InboundMail.status)).tuples().all())
+        assert session.scalars(select(Move.text).where(Move.number == 2)).all() == ["a1"]
+    assert statuses[move] == "done"
+    assert sorted(statuses.values()).count("pending") == 71
+    toy_boards.processor.process_pending()
+
+
+def test_an_unconfirmed_signups_mail_keeps_its_place_behind_the_rest_of_the_sender(toy_boards: Runtime) -> None:
+    """A stranger's mails stay in their order when a signup among them makes the sender a player."""
+    first = [store(toy_boards, "carol@example.org", "signup carol pw-carol")]
+    later = [store(toy_boards, f"stranger{n}@flood.example", "help") for n in range(3)]
+    second = store(toy_boards, "carol@example.org", "toy games carol")
+    assert taken_next(toy_boards, 2) == [first[0], later[0]]
+    toy_boards.processor.process_batch(most=1)
+    assert taken_next(toy_boards, 2) == [second, later[0]]
+
+
+def test_a_board_number_too_large_for_the_database_is_refused_not_failed(toy_boards: Runtime) -> None:
+    for subject in ("toy show 1000000000000000000000000000000", "toy show 101#99999999999999999999",
+                    "toy move 10000000000 bob secret2 a1", "toy challenge --nagtime=\u00b2 alice bob"):
+        replies = send(toy_boards, "stranger@flood.example", subject)
+        assert [recipient for recipient, _ in replies] == ["stranger@flood.example"], subject
+        assert "Error" in str(replies[0][1]["Subject"]), subject
+    with toy_boards.sessions() as session:
+        assert session.scalars(select(InboundMail.status).where(InboundMail.status == "failed")).all() == []
+
+
+def test_an_address_is_never_read_from_an_encoded_word(runtime: Runtime) -> None:
+    encoded_address = b"From: =?utf-8?q?victim=40victim.example?=\r\nTo: pbmserv@localhost\r\nSubject: help\r\n" \
+        b"Message-ID: <encoded-address@flood.example>\r\n\r\nhelp\r\n"
+    assert send_raw(runtime, encoded_address, "eve@flood.example") == []
+    bcc_in_name = b"From: =?utf-8?q?Eve=0D=0ABcc:_victim@victim.example?= <eve@flood.example>\r\nTo: pbmserv@localhost\r\n" \
+        b"Subject: help\r\nMessage-ID: <bcc-in-name@flood.example>\r\n\r\nhelp\r\n"
+    assert [recipient for recipient, _ in send_raw(runtime, bcc_in_name, "eve@flood.example")] == ["eve@flood.example"]
