@@ -63,7 +63,7 @@ def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
     runs (without loading a long game's whole history), all once it is over."""
     if board.result is not None:
         return records.board_moves(ctx.connection, board.id)
-    return records.recent_moves(ctx.connection, board.id, ctx.settings.recent_moves)
+    return records.recent_moves(ctx.connection, board.id, board.move_count, ctx.settings.recent_moves)
 
 
 def mails_to_players(

@@ -112,11 +112,12 @@ _SAVE_BOARD = Prepared(
 )
 _MOVE_COLUMNS = [MOVES.c[name] for name in MoveRecord._fields]
 _MOVES = Prepared(select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number))
+#: by the range of numbers, not ORDER BY number DESC LIMIT: PostgreSQL may
+#: read that with a bitmap scan and a sort, which reads a long game's every move
 _RECENT_MOVES = Prepared(
     select(*_MOVE_COLUMNS)
-    .where(MOVES.c.board_id == bindparam("board_id"))
-    .order_by(MOVES.c.number.desc())
-    .limit(bindparam("count"))
+    .where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number > bindparam("after"))
+    .order_by(MOVES.c.number)
 )
 _RECORD_MOVE = Prepared(insert(MOVES))
 _REMOVE_MOVE = delete(MOVES).where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number == bindparam("number"))
@@ -224,10 +225,10 @@ def board_moves(connection: Connection, board_id: int, upto: int | None = None) 
     return moves if upto is None else moves[:upto]
 
 
-def recent_moves(connection: Connection, board_id: int, count: int) -> list[MoveRecord]:
-    """The board's last `count` moves, in order."""
-    rows = _RECENT_MOVES.rows(connection, {"board_id": board_id, "count": count})
-    return [MoveRecord(*row) for row in reversed(rows)]
+def recent_moves(connection: Connection, board_id: int, move_count: int, count: int) -> list[MoveRecord]:
+    """The last `count` moves of the board (of its `move_count`), in order."""
+    rows = _RECENT_MOVES.rows(connection, {"board_id": board_id, "after": move_count - count})
+    return [MoveRecord(*row) for row in rows]
 
 
 def record_move(connection: Connection, **values: Any) -> None:
