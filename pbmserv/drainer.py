@@ -90,10 +90,10 @@ def start_drainer(settings: Settings, lock: DrainLock, options: list[str]) -> No
         )
 
 
-def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0) -> int:
+def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0, *, report: bool = True) -> int:
     """Process and deliver, holding `lock`, until nothing has been pending
-    for `linger` seconds; how many mails were processed. Returns with the
-    lock let go."""
+    for `linger` seconds; how many mails were processed, also logged with
+    the process's CPU time if `report`. Returns with the lock let go."""
     processed = 0
     while True:
         processed += runtime.processor.process_pending()
@@ -102,7 +102,8 @@ def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0) -> int:
             continue
         lock.release()
         if not runtime.processor.has_pending() or not lock.take(wait=False):
-            log.info("drained %d mail(s); this process used %.3f s of CPU", processed, time.process_time())
+            if report:
+                log.info("drained %d mail(s); this process used %.3f s of CPU", processed, time.process_time())
             return processed
 
 

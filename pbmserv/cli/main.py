@@ -137,7 +137,7 @@ def drain_here(settings: Settings, lock: DrainLock) -> None:
     runtime = Runtime(settings)
     try:
         runtime.upgrade_schema()
-        drain(runtime, lock)
+        drain(runtime, lock, report=False)  # the mail's own line says it all
     except Exception:
         logging.getLogger("pbmserv").exception("the mail is stored, but processing stopped; the next drain goes on")
     finally:
