@@ -126,3 +126,22 @@ def child_pids(parent_pid: int) -> list[int]:
     """The worker and delivery processes of a `pbmserv serve`."""
     children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
     return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+
+
+def run_proof(script: str, *options: str, timeout: float) -> str:
+    """Run proofs/`script` with `options` and return its report (standard
+    output), asserting that it exited 0 with every goal held. Past
+    `timeout` it is stopped with SIGTERM, on which a proof stops its
+    servers and removes its databases."""
+    proof = subprocess.Popen(
+        [sys.executable, REPO / "proofs" / script, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+    )
+    try:
+        out, err = proof.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proof.terminate()
+        out, err = proof.communicate(timeout=90)
+    report = out.decode(errors="replace")
+    assert proof.returncode == 0, report + err.decode(errors="replace")[-2000:]
+    assert report.splitlines()[-1].endswith("every goal holds")
+    return report

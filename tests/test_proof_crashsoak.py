@@ -5,21 +5,12 @@ the runs by hand (--no-time-goal), as the machine's load decides them here."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from tests.conftest import POSTGRES_URL
-from tests.serve_helpers import REPO
+from tests.serve_helpers import run_proof
 
 
 def run_short(*options: str) -> None:
-    proof = subprocess.run(
-        [sys.executable, REPO / "proofs" / "crash_soak.py", "--short", "--no-time-goal", *options],
-        capture_output=True, timeout=180, cwd=REPO,
-    )
-    report = proof.stdout.decode(errors="replace")
-    assert proof.returncode == 0, report + proof.stderr.decode(errors="replace")[-2000:]
-    assert report.splitlines()[-1].endswith("every goal holds")
+    run_proof("crash_soak.py", "--short", "--no-time-goal", *options, timeout=180)
 
 
 def test_crash_soak_short_holds_every_goal(database_url: str) -> None:

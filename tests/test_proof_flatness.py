@@ -7,23 +7,17 @@ the machine's load decides them, not the database."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from sqlalchemy.engine import make_url
 
-from tests.serve_helpers import REPO
+from tests.serve_helpers import run_proof
 
 
 def test_cost_flatness_short_generates_and_measures(database_url: str) -> None:
     url = make_url(database_url)
-    command = [sys.executable, str(REPO / "proofs" / "cost_flatness.py"), "--short", "--no-ratio-goal"]
+    options = ["--short", "--no-ratio-goal"]
     if url.get_backend_name() == "postgresql":  # its own databases, on the test database's server
         server = url.set(database="").render_as_string(hide_password=False).rstrip("/")
-        command += ["--database", "postgresql", "--postgres-server", server]
-    proof = subprocess.run(command, capture_output=True, timeout=120, cwd=REPO)
-    report = proof.stdout.decode(errors="replace")
-    assert proof.returncode == 0, report + proof.stderr.decode(errors="replace")[-2000:]
+        options += ["--database", "postgresql", "--postgres-server", server]
+    report = run_proof("cost_flatness.py", *options, timeout=120)
     assert "database with 2,000 boards" in report
     assert "stored boards" in report and "move number" in report
-    assert report.splitlines()[-1].endswith("every goal holds")

@@ -4,17 +4,9 @@ every goal it states holds, and prints its figures last."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.serve_helpers import REPO
+from tests.serve_helpers import run_proof
 
 
 def test_leak_proof_short_holds_every_goal() -> None:
-    proof = subprocess.run(
-        [sys.executable, REPO / "proofs" / "leak_proof.py", "--short"], capture_output=True, timeout=300, cwd=REPO,
-    )
-    report = proof.stdout.decode(errors="replace")
-    assert proof.returncode == 0, report + proof.stderr.decode(errors="replace")[-2000:]
-    assert report.splitlines()[-1].endswith("every goal holds")
+    report = run_proof("leak_proof.py", "--short", timeout=300)
     assert "leaks: 0 (goal 0)" in report

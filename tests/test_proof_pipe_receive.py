@@ -5,24 +5,15 @@ once with one answer. Its latency goal is judged in the runs by hand only
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import POSTGRES_URL
-from tests.serve_helpers import REPO
+from tests.serve_helpers import run_proof
 
 
 def prove(*options: str) -> None:
-    proof = subprocess.run(
-        [sys.executable, REPO / "proofs" / "pipe_receive.py", "--short", "--no-latency-goal", *options],
-        capture_output=True, timeout=180, cwd=REPO,
-    )
-    report = proof.stdout.decode(errors="replace")
-    assert proof.returncode == 0, report + proof.stderr.decode(errors="replace")[-2000:]
-    assert report.splitlines()[-1].endswith("every goal holds")
+    run_proof("pipe_receive.py", "--short", "--no-latency-goal", *options, timeout=180)
 
 
 def test_pipe_receive_short_holds_every_goal_on_sqlite() -> None:

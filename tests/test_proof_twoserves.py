@@ -5,14 +5,11 @@ judged in the runs by hand)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from sqlalchemy.engine import make_url
 
 from tests.conftest import POSTGRES_URL
-from tests.serve_helpers import REPO
+from tests.serve_helpers import run_proof
 
 pytestmark = pytest.mark.db
 
@@ -20,16 +17,4 @@ pytestmark = pytest.mark.db
 @pytest.mark.skipif(not POSTGRES_URL, reason="two serves share a PostgreSQL database")
 def test_two_serves_short_holds_every_goal() -> None:
     server = make_url(POSTGRES_URL).set(database="").render_as_string(hide_password=False).rstrip("/")
-    proof = subprocess.Popen(
-        [sys.executable, REPO / "proofs" / "two_serves.py", "--short", "--no-latency-goal", "--database", "postgresql",
-         "--postgres", server],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-    )
-    try:
-        out, err = proof.communicate(timeout=150)
-    except subprocess.TimeoutExpired:
-        proof.terminate()  # SIGTERM: the proof stops its servers and drops its databases
-        out, err = proof.communicate(timeout=90)
-    report = out.decode(errors="replace")
-    assert proof.returncode == 0, report + err.decode(errors="replace")[-2000:]
-    assert report.splitlines()[-1].endswith("every goal holds")
+    run_proof("two_serves.py", "--short", "--no-latency-goal", "--database", "postgresql", "--postgres", server, timeout=150)
