@@ -21,7 +21,7 @@ from games.plurality.board import (
 )
 from games.plurality.moves import Pass, PluralityMove, read_drop
 from games.plurality.open_drops import first_open_drop, open_drops
-from games.plurality.state import PluralityState, territory_points
+from games.plurality.state import PluralityState, estimated_points, territory_points
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
 
 
@@ -144,6 +144,10 @@ class Plurality(Game):
         """The territory each side would own if the game ended now (the
         board mail's running totals), the komi left out."""
         black, white = territory_points(layout_for(state.board, state.size), state)
+        return float(black), float(white)
+
+    def judge(self, state: PluralityState) -> tuple[float, ...]:
+        black, white = estimated_points(layout_for(state.board, state.size), state)
         return float(black), float(white)
 
     # -- showing -----------------------------------------------------------------

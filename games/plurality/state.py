@@ -76,3 +76,53 @@ def territory_points(layout: Layout, state: PluralityState) -> tuple[int, int]:
         if territory.owner is not None:
             points[territory.owner] += len(territory.cells)
     return points[BLACK], points[WHITE]
+
+
+
+def estimated_points(layout: Layout, state: PluralityState) -> tuple[int, int]:
+    """The territory each side may end with, for the bots: a region that
+    can take no more drops as it is owned now; in one that can, each point
+    goes to the side whose stones are nearer (to none on a tie). Early on
+    the whole board is one region that changes hands with every drop, so
+    who owns it now says little about the end."""
+    return _estimate(layout, state.ties, state.black, state.white)
+
+
+@lru_cache(maxsize=4096)
+def _estimate(layout: Layout, ties: str, black: int, white: int) -> tuple[int, int]:
+    points = [0, 0]
+    occupied = black | white
+    open_cells: set[int] = set()
+    for territory in _territories(layout, ties, black, white):
+        if _takes_a_drop(layout, territory.cells, occupied):
+            open_cells.update(territory.cells)
+        elif territory.owner is not None:
+            points[territory.owner] += len(territory.cells)
+    if open_cells:
+        nearest = [_distances(layout, stones, open_cells) for stones in (black, white)]
+        for cell in open_cells:
+            to_black, to_white = (distance.get(cell, len(layout.cells)) for distance in nearest)
+            if to_black != to_white:
+                points[BLACK if to_black < to_white else WHITE] += 1
+    return points[BLACK], points[WHITE]
+
+
+def _takes_a_drop(layout: Layout, cells: tuple[int, ...], occupied: int) -> bool:
+    """Whether a drop is still legal in the region (in an open one the first shape looked at mostly is)."""
+    return any(layout.shapes[k].is_open(occupied) for i in cells for k in layout.shapes_holding[frozenset((i,))])
+
+
+def _distances(layout: Layout, stones: int, open_cells: set[int]) -> dict[int, int]:
+    """Steps from the nearest of `stones` to each of `open_cells` it reaches through them."""
+    found: dict[int, int] = {}
+    frontier, steps = bits_of(stones), 0
+    while frontier:
+        steps += 1
+        reached = []
+        for cell in frontier:
+            for neighbour in layout.neighbours[cell]:
+                if neighbour in open_cells and neighbour not in found:
+                    found[neighbour] = steps
+                    reached.append(neighbour)
+        frontier = reached
+    return found

@@ -264,3 +264,10 @@ class Game:
         bots score a playout by when it stops before the end. None (the
         default): the game keeps no such tally."""
         return None
+
+    def judge(self, state: Any) -> tuple[float, ...] | None:
+        """How the bots judge an unfinished position for each seat, on the
+        tally's scale: the tally itself (the default), or a game's own
+        estimate of how the game will end where the tally of an open
+        position says little about that."""
+        return self.tally(state)

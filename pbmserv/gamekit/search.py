@@ -8,12 +8,13 @@ and walks the bot's one tree on that state, so nothing the bot chooses
 depends on a secret it cannot see. Below the root, children are added one
 at a time as a node's visits grow (progressive widening), so that games
 with thousands of moves a turn still search more than one move deep; the
-normal and strong bots add them best first, as the tally right after each
-move ranks them (the root ranks all its moves, deeper nodes a sample), so
-the search looks at the obvious moves first and at the obvious answers to
-them. A new position is then played on with random moves for the game's
-`playout_moves` (to the end for a game without a tally) and scored by the
-game's tally (`Game.tally`: its margin squashed to a win chance).
+normal and strong bots add them best first, as the game's judgement right
+after each move ranks them (the root ranks all its moves, deeper nodes a
+sample), so the search looks at the obvious moves first and at the obvious
+answers to them. A new position is then played on with random moves for the
+game's `playout_moves` (to the end for a game without a tally) and scored
+by the game's judgement (`Game.judge`, by default its tally: the margin
+squashed to a win chance).
 
 Deterministic for one rng seed as long as the iteration budget, not the
 clock, ends the search (tests give `iterations` and ample `seconds`).
@@ -37,7 +38,7 @@ class Strength:
 
     iterations: int
     seconds: float
-    #: new children best first by the tally (else at random)
+    #: new children best first by the game's judgement (else at random)
     ordered: bool
     #: random moves a playout makes before the tally scores it; None: the
     #: game's own `playout_moves`
@@ -145,7 +146,7 @@ def decide(
     for _ in range(budget.iterations if iterations is None else iterations):
         if root.visits and clock() >= deadline:
             break
-        iterate(game, game.determinize(state, seat, rng), seat, root, depth, budget.ordered, rng)
+        iterate(game, game.determinize(state, seat, rng), seat, root, depth, budget.ordered, rng, until=deadline, clock=clock)
     move = most_visited(root, seat, legal, rng)
     child = root.children.get((seat, move))
     return Decision(move, child.reward / child.visits if child is not None and child.visits else None)
@@ -191,10 +192,12 @@ def wins(game: Game, state: Any, seat: int, move: str) -> bool:
 
 def iterate(
     game: Game, state: Any, seat: int, root: Node, playout_depth: int, ordered: bool, rng: random.Random,
+    *, until: float = math.inf, clock: Callable[[], float] = time.perf_counter,
 ) -> None:
     """One descent of the tree on one drawn state: select by UCB1, add one
-    child (the best ranked untried move, or a random one), play it out, and
-    credit every move on the way."""
+    child (the best ranked untried move, or a random one; ranking a node's
+    moves stops when the clock reaches `until`), play it out, and credit
+    every move on the way."""
     node = root
     path: list[tuple[Node, int]] = []
     outcome = game.outcome(state)
@@ -203,7 +206,7 @@ def iterate(
         moves = game.legal_moves(state, actor)
         tried = [move for move in moves if (actor, move) in node.children]
         if len(tried) < len(moves) and (not tried or len(node.children) < 1 + WIDENING * math.sqrt(node.visits)):
-            move = new_child(game, state, node, actor, moves, ordered, rng)
+            move = new_child(game, state, node, actor, moves, ordered, rng, until=until, clock=clock)
             node.children[(actor, move)] = Node()
             node = node.children[(actor, move)]
             path.append((node, actor))
@@ -215,7 +218,7 @@ def iterate(
         path.append((node, actor))
         state = game.play(state, actor, move)
         outcome = game.outcome(state)
-    tally = game.tally(state) if outcome is None else None
+    tally = game.judge(state) if outcome is None else None
     root.visits += 1
     for child, actor in path:
         child.visits += 1
@@ -224,12 +227,14 @@ def iterate(
 
 def new_child(
     game: Game, state: Any, node: Node, actor: int, moves: Sequence[str], ordered: bool, rng: random.Random,
+    *, until: float = math.inf, clock: Callable[[], float] = time.perf_counter,
 ) -> str:
     """The untried move to add next: the best ranked one that is legal in
     this drawn state, else one at random."""
     if ordered:
         if node.ranked is None:
-            node.ranked = ranked(game, state, actor, rng.sample(list(moves), min(len(moves), RANKED_BELOW_ROOT)), rng)
+            sample = rng.sample(list(moves), min(len(moves), RANKED_BELOW_ROOT))
+            node.ranked = ranked(game, state, actor, sample, rng, until=until, clock=clock)
         while node.ranked:
             move = node.ranked[0]
             if (actor, move) not in node.children and move in moves:
@@ -249,17 +254,17 @@ def ranked(
     clock: Callable[[], float] = time.perf_counter,
 ) -> list[str]:
     """`moves` best first for `seat` as the position right after each
-    stands: a win first, a loss last, else by tally margin (a draw as an
-    even one); at random among equals. The moves are judged in a random
-    order until the clock reaches `until`; those left unjudged follow the
-    judged ones in that random order."""
+    stands: a win first, a loss last, else by the margin the game's
+    judgement gives (a draw as an even one); at random among equals. The
+    moves are judged in a random order until the clock reaches `until`;
+    those left unjudged follow the judged ones in that random order."""
 
     def standing(move: str) -> float:
         after = game.play(state, seat, move)
         outcome = game.outcome(after)
         if outcome is not None:
             return math.inf if seat in outcome.winners else -math.inf if outcome.winners else 0.0
-        tally = game.tally(after)
+        tally = game.judge(after)
         return 0.0 if tally is None else lead(tally, seat)
 
     shuffled = sorted(((rng.random(), move) for move in moves), reverse=True)

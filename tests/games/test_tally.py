@@ -1,6 +1,7 @@
 """`Game.tally` (issue 20, bot strength): each seat's standing as the public
 board's running tallies show it. Even at the start, on the winner's side at
-the end, and blind to a hidden stone nobody else can see."""
+the end, and blind to a hidden stone nobody else can see. And `Game.judge`,
+the bots' reading of a position: the tally, but Plurality's own estimate."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from games.majority import MajorityState, Psychomachia
 from games.majority.rules import geometry
 from games.plurality.board import layout_for
 from pbmserv.gamekit import Game, get_game
+from tests.games.test_plurality import position as plurality_position
 
 PLAYERS = ["alice", "bob"]
 PSYCHE = Psychomachia()
+PLURALITY = get_game("plurality")
 
 OPTION_SETS: list[tuple[str, Mapping[str, str | None]]] = [
     ("majorities", {"size": "3"}),
@@ -144,3 +147,45 @@ def test_a_revealed_hidden_stone_counts() -> None:
     assert hidden == (0.0, 0.0)
     revealed = PSYCHE.tally(PSYCHE.play(state, 0, "reveal"))
     assert revealed[0] > revealed[1]  # White's stone now leads row 1 and file a
+
+
+# -- Game.judge: how the bots read a position the tally reads badly -----------------
+
+
+def test_every_game_but_plurality_is_judged_by_its_tally() -> None:
+    rng = random.Random(3)
+    for word, options in OPTION_SETS:
+        game = get_game(word)
+        state = game.new(options, PLAYERS)
+        for _ in range(6):
+            if not (movers := game.to_move(state)):
+                break
+            seat = min(movers)
+            state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
+            if word != "plurality":
+                assert game.judge(state) == game.tally(state)
+
+
+def test_plurality_splits_an_open_region_between_the_nearer_stones() -> None:
+    # one region touching one stone of each side: neutral by the tally
+    corners = plurality_position("a1", "n13")
+    assert PLURALITY.tally(corners) == (0.0, 0.0)
+    # the 13 points of the diagonal between are as near to both
+    assert PLURALITY.judge(corners) == (77.0, 77.0)
+    assert PLURALITY.judge(plurality_position("g7", "a1")) == (128.0, 20.0)
+    assert PLURALITY.judge(PLURALITY.new({}, PLAYERS)) == (0.0, 0.0)
+
+
+def test_plurality_judges_a_region_that_takes_no_drop_by_its_owner() -> None:
+    # a1 and b1, closed off by a2 and b2 (Black) and c1 (White), are Black's,
+    # though b1 is as near to c1 as to b2; the rest is open (Black's by the
+    # tally, two stones to one) and split by nearness
+    state = plurality_position("a2 b2", "c1")
+    assert PLURALITY.tally(state) == (166.0, 0.0)
+    assert PLURALITY.judge(state) == (24.0, 10.0)
+    rng = random.Random(8)
+    for options in ({"size": "13"}, {"board": "hex", "size": "5"}, {"ties": "parity"}):
+        state = PLURALITY.new(options, PLAYERS)
+        while (drops := PLURALITY.legal_moves(state, state.turn)) != ["pass"]:
+            state = PLURALITY.play(state, state.turn, rng.choice(drops[:-1]))
+        assert PLURALITY.judge(state) == PLURALITY.tally(state)  # nothing is open any more
