@@ -26,7 +26,8 @@ class Deliverer(Loop):
         runtime.delivery.claim = claim
 
     def pause(self) -> None:
-        self.handed_over.wait(self.runtime.settings.poll_seconds)
+        if not self.runtime.delivery.has_queued:
+            self.handed_over.wait(self.runtime.settings.poll_seconds)
 
     def work_round(self) -> None:
         # every round, also without new ids: what a round before could

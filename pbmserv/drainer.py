@@ -93,11 +93,18 @@ def start_drainer(settings: Settings, lock: DrainLock, options: list[str]) -> No
 def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0, *, report: bool = True) -> int:
     """Process and deliver, holding `lock`, until nothing has been pending
     for `linger` seconds; how many mails were processed, also logged with
-    the process's CPU time if `report`. Returns with the lock let go."""
+    the process's CPU time if `report`. Returns with the lock let go.
+
+    Each batch's replies are sent before the next batch: under a backlog
+    (serve's, on the same database, too) the drainer's replies would
+    otherwise wait until all of it was processed."""
     processed = 0
     while True:
-        processed += runtime.processor.process_pending()
-        runtime.delivery.deliver_due()
+        more = True
+        while more:
+            done, more = runtime.processor.process_batch()
+            processed += done
+            runtime.delivery.deliver_due()
         if _mail_within(runtime, linger):
             continue
         lock.release()

@@ -196,12 +196,16 @@ def report(args: argparse.Namespace, mails: int, receives: int, url: str, log_pa
     by_reply_to: dict[str, list[Relayed]] = {}
     for one in mails_out:
         by_reply_to.setdefault(one.in_reply_to, []).append(one)
-    latencies, unanswered = [], 0
+    latencies, processing, sending, unanswered = [], [], [], 0
     for message_id in during:
         mover, at = player.moves[message_id]
-        answer = [one.at for one in by_reply_to.get(message_id, []) if mover in one.recipients]
+        answer = [one for one in by_reply_to.get(message_id, []) if mover in one.recipients]
         if answer:
-            latencies.append(answer[0] - at)
+            latencies.append(answer[0].at - at)
+            if answer[0].message_id in tally.created:  # the reply was written then: the move's wait splits there
+                written = flood_serve.epoch(tally.created[answer[0].message_id])
+                processing.append(written - at)
+                sending.append(answer[0].at - written)
         else:
             unanswered += 1
     player_errors = [one.subject for one in mails_out
@@ -235,6 +239,8 @@ def report(args: argparse.Namespace, mails: int, receives: int, url: str, log_pa
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
     print(f"player: {len(during)} moves during the flood, one each {player.every:g} s; 250 to reply relayed p50 {p50:.2f} s,"
           f" p99 {p99:.2f} s, max {max(latencies, default=float('nan')):.2f} s; SMTP refusals {len(player.refused)}")
+    print(f"  of which 250 to reply written p50 {percentile(processing, 0.5):.2f} s, p99 {percentile(processing, 0.99):.2f} s;"
+          f" written to relayed p50 {percentile(sending, 0.5):.2f} s, p99 {percentile(sending, 0.99):.2f} s")
     goals = {
         f"unhandled exceptions (tracebacks) in serve's log: {tracebacks}": tracebacks == 0,
         f"mails failed but for the bounds on reading a mail: {failed_bugs}": failed_bugs == 0,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store import inbound
 from pbmserv.store.database import writing
@@ -71,3 +72,25 @@ def test_an_address_is_never_read_from_an_encoded_word(runtime: Runtime) -> None
     bcc_in_name = b"From: =?utf-8?q?Eve=0D=0ABcc:_victim@victim.example?= <eve@flood.example>\r\nTo: pbmserv@localhost\r\n" \
         b"Subject: help\r\nMessage-ID: <bcc-in-name@flood.example>\r\n\r\nhelp\r\n"
     assert [recipient for recipient, _ in send_raw(runtime, bcc_in_name, "eve@flood.example")] == ["eve@flood.example"]
+
+
+def test_a_players_reply_is_sent_before_the_flood_replies_handed_over_before_it(toy_boards: Runtime) -> None:
+    """The deliverer sends a batch a round, players' mail first: a reply to a
+    player handed over now does not wait behind strangers' replies."""
+    handed: list[int] = []
+    for n in range(120):
+        store(toy_boards, f"stranger{n}@flood.example", "help")
+    while toy_boards.processor.process_batch(most=200, seconds=60, hand_over=handed.extend)[1]:
+        pass
+    delivery, backend = toy_boards.delivery, toy_boards.backend
+    assert isinstance(backend, MemoryBackend)
+    backend.sent.clear()  # what setting up the boards sent
+    assert delivery.deliver_handed_over(handed) == delivery.batch == 50
+    store(toy_boards, "bob@example.org", "toy games bob")
+    handed.clear()
+    toy_boards.processor.process_batch(hand_over=handed.extend)
+    assert delivery.deliver_handed_over(handed) == 50
+    assert [to for to, _ in backend.sent[49:52]] == ["stranger49@flood.example", "bob@example.org", "stranger50@flood.example"]
+    assert delivery.deliver_handed_over([]) == 21 and not delivery.has_queued
+    assert delivery.deliver_handed_over(handed) == 0
+    assert sorted(to for to, _ in backend.sent) == sorted(["bob@example.org", *(f"stranger{n}@flood.example" for n in range(120))])

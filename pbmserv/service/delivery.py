@@ -89,6 +89,8 @@ class Delivery:
         self._handed_over_mails: list[int] = []
         #: the final outcomes of the mails this process sent, by outbox id, oldest first
         self._finished: dict[int, dict[str, object]] = {}
+        #: mails handed over and read, not yet sent, by outbox id
+        self._queued: dict[int, Any] = {}
 
     def retry_delay(self, attempts: int) -> timedelta:
         """Exponential backoff with jitter, so many failed mails do not retry in step."""
@@ -103,26 +105,37 @@ class Delivery:
             sent += self._send_all(claimed)
         return sent
 
+    @property
+    def has_queued(self) -> bool:
+        """Whether mail handed over waits to be sent (`deliver_handed_over` sends a batch a call)."""
+        return bool(self._queued)
+
     def deliver_handed_over(self, inbound_ids: Sequence[int], outbox_ids: Sequence[int] = ()) -> int:
-        """Send the replies to these inbound mails that the worker wrote
-        claimed for this process, and these outbox mails it claimed for it,
-        and those handed over before that could not be read then; returns
-        how many were sent."""
+        """Send a batch of the mail handed over: the replies to these
+        inbound mails that the worker wrote claimed for this process, these
+        outbox mails it claimed for it, and what was handed over before and
+        is not sent yet; returns how many were sent. Mail to players goes
+        first, then the rest in the order it was queued, so that a player's
+        reply handed over now never waits behind a flood of replies to
+        strangers handed over before it."""
         if self.claim_owner is not None:
             self.claim_owner.keep()
         self._handed_over += inbound_ids
         self._handed_over_mails += outbox_ids
         self._record()
-        if not self._handed_over and not self._handed_over_mails:
-            return 0
-        rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails, self.claim.token)
-        self._handed_over, self._handed_over_mails = [], []
-        again = [self._finished[row.id] for row in rows if row.id in self._finished]
-        if again:  # sent before, but how it went was lost with a worker
-            log.info("%s mails handed over again were sent already; handing their outcomes back again", len(again))
-            self._unrecorded += again
-            self._record()
-        return self._send_all([row for row in rows if row.id not in self._finished])
+        if self._handed_over or self._handed_over_mails:
+            rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails, self.claim.token)
+            self._handed_over, self._handed_over_mails = [], []
+            again = [self._finished[row.id] for row in rows if row.id in self._finished]
+            if again:  # sent before, but how it went was lost with a worker
+                log.info("%s mails handed over again were sent already; handing their outcomes back again", len(again))
+                self._unrecorded += again
+                self._record()
+            self._queued.update((row.id, row) for row in rows if row.id not in self._finished)
+        batch = sorted(self._queued.values(), key=lambda row: (not row.to_player, row.id))[:self.batch]
+        for row in batch:
+            del self._queued[row.id]
+        return self._send_all(batch) if batch else 0
 
     def claim_due(self, connection: Connection, most: int) -> list[int]:
         """Claim up to `most` mails that are due, for the deliverer, in the

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Engine, Row, bindparam, insert, select, updat
 
 from pbmserv.store import owners
 from pbmserv.store.database import reading
-from pbmserv.store.models import OutboxMail
+from pbmserv.store.models import Address, OutboxMail
 
 OUTBOX = OutboxMail.__table__
 _QUEUE = insert(OUTBOX)
@@ -30,8 +30,13 @@ _CLAIM = (
     .values(next_try_at=bindparam("until"), claimed_by=bindparam("by"), claim_token=bindparam("token"))
 )
 _CLAIMED_FOR = OUTBOX.c.claim_token == bindparam("token")
+#: what handed-over mail is read with: whether it goes to a confirmed address of an account (a player)
+_HANDED_OVER = _SENDABLE.add_columns(
+    OUTBOX.c.recipient.in_(select(Address.address).where(Address.confirmed_at.is_not(None)).scalar_subquery())
+    .label("to_player"),
+)
 _ANSWERING = (
-    _SENDABLE
+    _HANDED_OVER
     .where(
         OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
         OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0, _CLAIMED_FOR,
@@ -39,7 +44,7 @@ _ANSWERING = (
     .order_by(OUTBOX.c.id)
 )
 _BY_IDS = (
-    _SENDABLE
+    _HANDED_OVER
     .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)), OUTBOX.c.status == "pending", _CLAIMED_FOR)
     .order_by(OUTBOX.c.id)
 )
@@ -95,7 +100,8 @@ def held(connection: Connection, by: str, token: str) -> list[int]:
 def read_handed_over(engine: Engine, inbound_ids: list[int], outbox_ids: list[int], token: str) -> list[Row]:
     """Without a write lock: the unsent replies to these inbound mails, and
     these outbox mails if they are still to be sent, claimed for `token`,
-    each once, in the order they were queued."""
+    each once, in the order they were queued; each row also says whether
+    it goes to a player (`to_player`)."""
     rows: dict[int, Row] = {}
     with reading(engine) as connection:
         if inbound_ids:
