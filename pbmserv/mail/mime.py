@@ -14,7 +14,7 @@ from email.parser import BytesParser
 from email.policy import Compat32, Policy
 from email.utils import getaddresses
 
-from pbmserv.protocol.mailbox import mailbox
+from pbmserv.mailbox import mailbox
 
 # -- bounds ----------------------------------------------------------------------
 

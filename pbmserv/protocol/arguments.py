@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+from pbmserv.mailbox import mailbox
 from pbmserv.protocol.commands import BoardRef
 from pbmserv.protocol.errors import BadArgument, MissingArgument
-from pbmserv.protocol.mailbox import mailbox
 
 _USERID = re.compile(r"[a-z0-9_.-]{2,20}")
 #: a whole number as the server takes it: ASCII digits, few enough for any database's integer column

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from pbmserv.protocol.mailbox import mailbox, mailbox_problem
+from pbmserv.mailbox import mailbox, mailbox_problem
 from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES, replace_addresses
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import operator, records, users
