@@ -10,7 +10,7 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store import inbound
 from pbmserv.store.database import writing
-from pbmserv.store.models import InboundMail, Move
+from pbmserv.store.models import Board, InboundMail, Move
 from tests.mailtools import make_mail, send, send_raw
 
 
@@ -20,14 +20,14 @@ def store(runtime: Runtime, sender: str, subject: str) -> int:
 
 def taken_next(runtime: Runtime, most: int) -> list[int]:
     with writing(runtime.engine) as connection:
-        return [row.id for row in inbound.next_pending(connection, most)]
+        return [row.id for row in inbound.next_pending(connection, most)[0]]
 
 
 def test_under_a_backlog_players_mail_is_taken_first_and_the_rest_in_arrival_order(toy_boards: Runtime) -> None:
     strangers = [store(toy_boards, f"stranger{n % 3}@flood.example", "help") for n in range(8)]
     bob = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
     alice = store(toy_boards, "alice@example.org", "toy games alice")
-    assert taken_next(toy_boards, 4) == [bob, alice, *strangers[:2]]
+    assert taken_next(toy_boards, 4) == [*strangers[:2], bob, alice]  # chosen players first, processed in arrival order
     assert taken_next(toy_boards, 10) == [*strangers, bob, alice]  # no backlog: arrival order
 
 
@@ -52,7 +52,26 @@ def test_an_unconfirmed_signups_mail_keeps_its_place_behind_the_rest_of_the_send
     second = store(toy_boards, "carol@example.org", "toy games carol")
     assert taken_next(toy_boards, 2) == [first[0], later[0]]
     toy_boards.processor.process_batch(most=1)
-    assert taken_next(toy_boards, 2) == [second, later[0]]
+    assert taken_next(toy_boards, 2) == [later[0], second]
+
+
+def test_a_players_challenge_taken_ahead_waits_for_the_signup_it_names(toy_boards: Runtime) -> None:
+    """Under a backlog alice's challenge would overtake carol's signup:
+    it is left pending, and processed in its turn, after the signup."""
+    for n in range(3):
+        store(toy_boards, f"stranger{n}@flood.example", "help")
+    signup = store(toy_boards, "carol@example.org", "signup carol pw-carol")
+    challenge = store(toy_boards, "alice@example.org", "toy challenge alice carol")
+    assert toy_boards.processor.process_batch(most=2) == (2, True)  # the oldest mail, and alice's challenge taken ahead
+    with toy_boards.sessions() as session:
+        rows = {row.id: row for row in session.scalars(select(InboundMail))}
+    assert rows[signup].status == "pending"
+    assert (rows[challenge].status, rows[challenge].error) == ("pending", inbound.WAITS_ITS_TURN)
+    assert taken_next(toy_boards, 2)[-1] != challenge, "not taken ahead again"
+    toy_boards.processor.process_pending()
+    with toy_boards.sessions() as session:
+        assert session.get(InboundMail, challenge).status == "done"
+        assert session.scalars(select(Board.seats).where(Board.game_type == "toy")).all()[-1] == ["alice", "carol"]
 
 
 def test_a_board_number_too_large_for_the_database_is_refused_not_failed(toy_boards: Runtime) -> None:

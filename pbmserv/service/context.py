@@ -9,7 +9,7 @@ from pbmserv.config import Settings
 from pbmserv.protocol.commands import BY_REPLY_ADDRESS
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.errors import ServiceError
+from pbmserv.service.errors import ServiceError, UnknownUser
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.rates import RateLog
 from pbmserv.store import records
@@ -22,8 +22,8 @@ def as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def unknown_user(userid: str, hint: str = "") -> ServiceError:
-    return ServiceError(
+def unknown_user(userid: str, hint: str = "") -> UnknownUser:
+    return UnknownUser(
         f"There is no player with the userid '{userid}'.",
         hint or "check the spelling, or sign up first with 'signup userid password'",
     )

@@ -70,6 +70,10 @@ class BatchOutput:
         self.replies += replies
         self.outcomes.append(outcome)
 
+    def wait_turn(self, row_id: int) -> None:
+        """Leave the mail pending, unanswered, to be processed in arrival order."""
+        self.add([], {"row_id": row_id, "status": "pending", "error": inbound.WAITS_ITS_TURN})
+
     def finish(
         self, row_id: int, composed: list[Composed], now: datetime, *,
         status: str = "done", error: str = "", masked: bytes | None = None,

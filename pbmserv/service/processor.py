@@ -35,6 +35,7 @@ from pbmserv.service.catalog import Catalog
 from pbmserv.service.claims import UNOWNED, Claim
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
+from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
 from pbmserv.service.intake import Clock, utc_now
 from pbmserv.service.masking import MASKED_HEADER, mask, masked_copy
 from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbox_rows
@@ -65,7 +66,6 @@ MAIL_SECONDS = 2.0
 
 #: how long the sealed original of a failed mail is kept, for an operator to retry it
 FAILED_ORIGINALS_KEPT = timedelta(days=7)
-
 
 
 @dataclass
@@ -114,15 +114,16 @@ class Processor:
         Mails are processed in arrival order, also across processes: a later
         mail (a move) may depend on an earlier one (the challenge); under a
         backlog, players' mails before strangers' (`inbound.next_pending`),
-        each sender's still in order. A process
-        that finds the oldest mails locked waits for them, then finds them
-        done and takes the next. `on_mail(dedup key)` is told of each mail
-        as its processing begins. With `hand_over`, the replies are written
-        claimed (`delivery`) by `claim`, and after the commit `hand_over` gets the ids
-        of the inbound mails they answer, to send them at once. `also` is
-        given the batch's connection at its start, to write in its
+        each sender's still in order, and one taken ahead that names an
+        unknown userid waits its turn (`WaitsItsTurn`). A process that finds
+        the oldest mails locked waits for them, then finds them done and
+        takes the next. `on_mail(dedup key)` is told of each mail as its
+        processing begins. With `hand_over`, the replies are written claimed
+        (`delivery`) by `claim`, and after the commit `hand_over` gets the
+        ids of the inbound mails they answer, to send them at once. `also`
+        is given the batch's connection at its start, to write in its
         transaction what the worker writes for others (the deliverer's
-        outcomes): it is called again for the batch tried after a failed one."""
+        outcomes): it is called again for a batch tried after a failed one."""
         try:
             return self._process_batch(most, seconds, on_mail, hand_over, also, claim)
         except CONNECTION_ERRORS:  # the database: the batch is tried again later
@@ -168,13 +169,13 @@ class Processor:
             admitted = self._admit(connection)
             if also is not None:
                 also(connection)
-            rows = inbound.next_pending(connection, most)
+            rows, ahead = inbound.next_pending(connection, most)
             output = BatchOutput(connection, self.clock, self.settings, self.key, claim=claim if hand_over is not None else None)
             done = 0
             for row in rows:
                 if on_mail is not None:
                     on_mail(row.dedup_key)
-                self._process(connection, output, row)
+                self._process(connection, output, row, row.id in ahead)
                 done += 1
                 if time.monotonic() >= deadline and done < len(rows):
                     break
@@ -188,9 +189,8 @@ class Processor:
         return done, more
 
     def _forget(self, admitted: list[Arrival], synced: bool = False) -> None:
-        """Tell the spool which of its mails are in the database now
-        (committed), and whether that commit was a durable one that wrote
-        (`synced`: all admitted so far is on the disk)."""
+        """Tell the spool which of its mails are in the database now (committed),
+        and whether that commit was durable (`synced`: all admitted so far is on the disk)."""
         if self.spool is not None:
             self.spool.admitted(admitted[-1].id if admitted else 0, synced)
 
@@ -205,14 +205,13 @@ class Processor:
         inbound.admit(connection, arrivals)
         return arrivals
 
-    def _process(self, connection: Connection, output: BatchOutput, row: Any) -> None:
+    def _process(self, connection: Connection, output: BatchOutput, row: Any, ahead: bool) -> None:
         """One mail, and how it went for the log."""
         started = time.monotonic()
-        request, outcome, why = self._process_mail(connection, output, row)
-        processed = Processed(row.id, row.envelope_sender, command_words(request), outcome, why, ms_since(started))
-        output.processed.append(processed)
+        request, outcome, why = self._process_mail(connection, output, row, ahead)
+        output.processed.append(Processed(row.id, row.envelope_sender, command_words(request), outcome, why, ms_since(started)))
 
-    def _process_mail(self, connection: Connection, output: BatchOutput, row: Any) -> tuple[Request | None, str, str]:
+    def _process_mail(self, connection: Connection, output: BatchOutput, row: Any, ahead: bool) -> tuple[Request | None, str, str]:
         """One mail: its commands in a savepoint, then its replies and its
         outcome for the batch to write. Returns its commands as far as they
         were read, and how it went: done, refused (and what kind of
@@ -242,9 +241,12 @@ class Processor:
                 request, vouched = read_request(
                     connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address,
                 )
-                composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now)
+                composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now, ahead)
         except CONNECTION_ERRORS:  # the database, not the mail: try the batch again later
             raise
+        except WaitsItsTurn:
+            output.wait_turn(row.id)
+            return request, "waits", "names an account not known yet; older mail first"
         except StaleReplyAddress as error:
             assert mail is not None, "a mail is read before its request"
             composed, refusal = self._compose(row.id, mail, [error_reply(mail, error, self.catalog, ())], now), "stale reply address"
@@ -265,7 +267,7 @@ class Processor:
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
-        vouched: str | None, now: datetime,
+        vouched: str | None, now: datetime, ahead: bool = False,
     ) -> tuple[list[Composed], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
@@ -283,6 +285,7 @@ class Processor:
                     replies = self._run_line(connection, output, mail, line, comment, now, vouched)
                     return self._compose(row_id, mail, replies, now), None
             except Refusal as error:
+                wait_if_ahead(error, ahead)
                 refused = [error_reply(mail, naming_the_game(line, error), self.catalog, secrets)]
                 return self._compose(row_id, mail, refused, now), refusal_kind(error)
         started = time.monotonic()
@@ -295,6 +298,7 @@ class Processor:
                     with savepoint(connection, "line"):
                         replies += self._run_line(connection, output, mail, line, comment, now, vouched)
                 except Refusal as error:
+                    wait_if_ahead(error, ahead)
                     refusals.append((number, line.text, naming_the_game(line, error)))
                 if number < len(request.lines) and time.monotonic() - started > MAIL_SECONDS:
                     skipped = Skipped(number + 1, f"your mail had taken more than {MAIL_SECONDS:g} s of the server's time")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import sqlite3
-from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -40,7 +39,7 @@ _PENDING = (
 _PENDING_FROM_PLAYERS = (
     select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
     .where(
-        INBOUND.c.status == "pending",
+        INBOUND.c.status == "pending", INBOUND.c.error == "",
         INBOUND.c.envelope_sender.in_(select(Address.address).where(Address.confirmed_at.is_not(None)).scalar_subquery()),
     )
     .order_by(INBOUND.c.id)
@@ -73,6 +72,9 @@ _DONE = _MARK.values(sealed=None)
 _DONE_KEPT = _DONE.values(raw=bindparam("raw"))
 #: a failed mail keeps its sealed original (for `pbmserv-admin inbound retry`) until the timer pass drops it
 _FAILED = _MARK.values(raw=bindparam("raw"))
+#: what a player's mail that named an account not known yet, taken ahead of older mail, is left pending with
+WAITS_ITS_TURN = "waits its turn: it names an account that older mail may sign up"
+_WAITS = update(INBOUND).where(INBOUND.c.id == bindparam("row_id")).values(error=bindparam("error"))
 _FORGET_ORIGINALS = (
     update(INBOUND)
     .where(INBOUND.c.status == "failed", INBOUND.c.processed_at < bindparam("before"), INBOUND.c.sealed.is_not(None))
@@ -155,20 +157,25 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
     }
 
 
-def next_pending(connection: Connection, most: int) -> Sequence[Row]:
+def next_pending(connection: Connection, most: int) -> tuple[list[Row], set[int]]:
     """The pending mails to process next, locked (id, dedup_key, raw,
-    sealed, envelope_sender, reply_token): the oldest, in arrival order;
-    but when more than `most` are pending (a backlog, such as a flood of
-    strangers' mail), players' mails (from a confirmed address of an
-    account) come first, in arrival order, and the oldest of the others
-    fill the rest. A sender's mails stay in their order either way: all
-    of them are a player's or none."""
+    sealed, envelope_sender, reply_token), in arrival order, and the ids of
+    those taken ahead of older mail that is left for later. Without a
+    backlog: the oldest. When more than `most` are pending (a backlog, such
+    as a flood of strangers' mail), players' mails (from a confirmed
+    address of an account) are taken first and the oldest of the others
+    fill the rest; a player's mail that had to wait for older mail once
+    (`WAITS_ITS_TURN`) is left to its turn. A sender's mails stay in their
+    order either way: all of them are a player's or none."""
     oldest = connection.execute(_PENDING, {"most": most + 1}).all()
     if len(oldest) <= most:
-        return oldest
+        return list(oldest), set()
     players = connection.execute(_PENDING_FROM_PLAYERS, {"most": most}).all()
     taken = {row.id for row in players}
-    return [*players, *(row for row in oldest if row.id not in taken)][:most]
+    batch = sorted([*players, *(row for row in oldest if row.id not in taken)][:most], key=lambda row: row.id)
+    chosen = {row.id for row in batch}
+    first_left = next(row.id for row in oldest if row.id not in chosen)
+    return batch, {row.id for row in batch if row.id > first_left}
 
 
 def any_pending(connection: Connection) -> bool:
@@ -192,7 +199,10 @@ def write_outcomes(connection: Connection, outcomes: list[dict[str, object]], pr
     by_statement: dict[Any, list[dict[str, object]]] = {}
     for outcome in outcomes:
         outcome["processed_at"] = processed_at
-        statement = _FAILED if outcome["status"] == "failed" else _DONE_KEPT if "raw" in outcome else _DONE
+        if outcome["status"] == "pending":
+            statement = _WAITS
+        else:
+            statement = _FAILED if outcome["status"] == "failed" else _DONE_KEPT if "raw" in outcome else _DONE
         by_statement.setdefault(statement, []).append(outcome)
     for statement, rows in by_statement.items():
         connection.execute(statement, rows)
