@@ -28,6 +28,8 @@ class Settings:
     mail_backend: str = "maildir"
     maildir: str = "./mail/outbox"
     relay: str = ""
+    #: sessions with the relay at once, each sending a share of a batch (a recipient's mails stay in one, in order)
+    relay_sessions: int = 4
     # [smtp]
     listen: str = "127.0.0.1:2525"
     hostname: str = "localhost"
@@ -85,6 +87,7 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "mail_backend": ("mail", "backend", "PBMSERV_MAIL_BACKEND"),
     "maildir": ("mail", "maildir", "PBMSERV_MAILDIR"),
     "relay": ("mail", "relay", "PBMSERV_RELAY"),
+    "relay_sessions": ("mail", "relay_sessions", "PBMSERV_RELAY_SESSIONS"),
     "listen": ("smtp", "listen", "PBMSERV_LISTEN"),
     "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
     "max_message_bytes": ("smtp", "max_message_bytes", "PBMSERV_MAX_MESSAGE_BYTES"),
@@ -255,6 +258,8 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"the smtp mail backend sends through a relay: set {named('relay')} to its host:port, e.g. 127.0.0.1:25")
     if settings.relay and not _is_host_port(settings.relay, need_host=True):
         raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
+    if not 1 <= settings.relay_sessions <= 50:
+        raise ConfigError(f"{named('relay_sessions')} must be 1 to 50, not {settings.relay_sessions}")
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
     backend = backend_name(settings.database_url)

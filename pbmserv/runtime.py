@@ -34,15 +34,18 @@ class Runtime:
                 self.catalog = Catalog.installed(self.settings.extra_games)
             except (ImportError, AttributeError) as error:
                 raise ConfigError(f"[games] extra (PBMSERV_EXTRA_GAMES): cannot load a game: {error}") from error
+        more_sessions: list[Backend] = []
         if self.backend is None:
             self.backend = make_backend(self.settings)
+            if self.settings.mail_backend == "smtp":
+                more_sessions = [make_backend(self.settings) for _ in range(self.settings.relay_sessions - 1)]
         self.spool = spool_of(self.settings)
         self.intake = Intake(self.engine, self.settings, self.catalog.names(), self.clock, self.spool)
         self.processor = Processor(self.engine, self.settings, self.catalog, self.clock, self.spool)
         self.delivery = Delivery(
             self.engine, self.backend, self.settings.address, partial(server_key, self.settings), self.clock,
             max_attempts=self.settings.delivery_max_attempts,
-            first_retry_seconds=self.settings.delivery_first_retry_seconds,
+            first_retry_seconds=self.settings.delivery_first_retry_seconds, more_sessions=more_sessions,
         )
 
     def upgrade_schema(self) -> None:

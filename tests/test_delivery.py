@@ -164,6 +164,26 @@ def test_a_batch_goes_to_the_relay_in_one_session(runtime: Runtime) -> None:
     assert len(sink.accepted) == 5 and len(sink.sessions) == 1
 
 
+def test_more_sessions_share_a_batch_and_keep_each_recipients_mails_in_order(runtime: Runtime) -> None:
+    """Each of three sessions with the relay sends the mails of its share of
+    the recipients (by a hash of the address: these three fall in three
+    shares), at the same time; a recipient's mails go in one, in order."""
+    sink = ScriptedSink([])
+    recipients = ["p1@example.org", "p10@example.org", "p0@example.org"]
+    with smtp_server(lambda: sink) as port:
+        runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
+        runtime.delivery.more_sessions = [SmtpBackend("127.0.0.1", port), SmtpBackend("127.0.0.1", port)]
+        for turn in range(3):
+            for recipient in recipients:
+                runtime.intake.store(f"From: {recipient}\r\nSubject: help\r\nMessage-ID: <{turn}-{recipient}>\r\n\r\n\r\n".encode())
+        runtime.processor.process_pending()
+        assert runtime.delivery.deliver_due() == 9
+    assert len(sink.accepted) == 9 and len(sink.sessions) == 3
+    for recipient in recipients:
+        order = [turn for raw in sink.accepted for turn in range(3) if f"In-Reply-To: <{turn}-{recipient}>".encode() in raw]
+        assert order == [0, 1, 2]
+
+
 def test_a_session_the_relay_closed_is_opened_again(runtime: Runtime) -> None:
     """The relay drops an idle session (here after 1 s): the next mail goes in a new one."""
     sink = ScriptedSink([])

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import logging
 import random
+import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cached_property
 from itertools import islice
@@ -80,6 +82,8 @@ class Delivery:
     claim: Claim = UNOWNED
     #: in `serve`'s worker and deliverer: the lock that tells other servers this one lives (`store.owners`)
     claim_owner: ClaimOwner | None = None
+    #: more sessions with the relay, each sending its share of a batch at the same time as `backend`
+    more_sessions: list[Backend] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         #: outcomes of mails sent that are not written yet
@@ -170,14 +174,20 @@ class Delivery:
             return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch, *self._owner))
 
     def _send_all(self, rows: list[Any]) -> int:
-        """Send the claimed mails, then write down how each went; returns how many were sent."""
-        try:
-            failures = [self._send(row.recipient, row.raw) for row in rows]
-        finally:
-            unsafe = self._close()
-        if unsafe is not None:  # none of what the backend took in this batch is safe with it
-            failures = [unsafe if failure is None else failure for failure in failures]
-        outcomes = [self._outcome(row, failure) for row, failure in zip(rows, failures)]
+        """Send the claimed mails, then write down how each went; returns
+        how many were sent. With more than one session, each sends the
+        mails of its share of the recipients, in order, at the same time."""
+        sessions = [self.backend, *self.more_sessions][:max(1, len({row.recipient for row in rows}))]
+        shares: list[list[Any]] = [[] for _ in sessions]
+        for row in rows:
+            shares[zlib.crc32(row.recipient.encode()) % len(sessions)].append(row)
+        if len(sessions) == 1:
+            sent = [self._send_share(self.backend, rows)]
+        else:
+            with ThreadPoolExecutor(len(sessions)) as pool:
+                sent = list(pool.map(self._send_share, sessions, shares))
+        failure_of = {row.id: failure for share, failures in zip(shares, sent) for row, failure in zip(share, failures)}
+        outcomes = [self._outcome(row, failure_of[row.id]) for row in rows]
         self._remember(outcomes)
         self._unrecorded += outcomes
         self._record()
@@ -212,10 +222,20 @@ class Delivery:
     def _key(self) -> ServerKey:
         return self.key_of()
 
-    def _send(self, recipient: str, raw: bytes) -> Exception | None:
+    def _send_share(self, backend: Backend, rows: list[Any]) -> list[Exception | None]:
+        """Send these mails in one session of `backend`; what went wrong with each (None: nothing)."""
+        try:
+            failures = [self._send(backend, row.recipient, row.raw) for row in rows]
+        finally:
+            unsafe = self._close(backend)
+        if unsafe is not None:  # none of what the backend took in this session is safe with it
+            failures = [unsafe if failure is None else failure for failure in failures]
+        return failures
+
+    def _send(self, backend: Backend, recipient: str, raw: bytes) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
         try:
-            self.backend.send(self.sender, recipient, self._key.unseal(raw) if is_sealed(raw) else raw)
+            backend.send(self.sender, recipient, self._key.unseal(raw) if is_sealed(raw) else raw)
         except (PermanentFailure, TemporaryFailure) as failure:
             return failure
         except Exception as error:  # a backend's bug must not strand the batch's other mails
@@ -223,11 +243,11 @@ class Delivery:
             return TemporaryFailure(f"{type(error).__name__}: {error}")
         return None
 
-    def _close(self) -> TemporaryFailure | None:
+    def _close(self, backend: Backend) -> TemporaryFailure | None:
         try:
-            self.backend.close()
+            backend.close()
         except TemporaryFailure as failure:
-            log.warning("a batch did not reach the %s safely: %s", type(self.backend).__name__, failure)
+            log.warning("a batch did not reach the %s safely: %s", type(backend).__name__, failure)
             return failure
         return None
 
