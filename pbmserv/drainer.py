@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 LINGER_SECONDS = 2.0
 #: how often it looks for mail meanwhile (a read of the spool and the database)
 LOOK_SECONDS = 0.05
+#: a batch that finds the database busy past its busy timeout (SQLite's
+#: write lock held by `serve` under a flood) is tried again this often,
+#: this long apart, before the drainer gives up and leaves the mail to the next
+BUSY_TRIES = 5
+BUSY_PAUSE_SECONDS = 1.0
 
 
 def lock_path(settings: Settings) -> Path:
@@ -102,9 +107,8 @@ def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0, *, report: boo
     while True:
         more = True
         while more:
-            done, more = runtime.processor.process_batch()
+            done, more = _batch(runtime)
             processed += done
-            runtime.delivery.deliver_due()
         if _mail_within(runtime, linger):
             continue
         lock.release()
@@ -112,6 +116,25 @@ def drain(runtime: Runtime, lock: DrainLock, linger: float = 0.0, *, report: boo
             if report:
                 log.info("drained %d mail(s); this process used %.3f s of CPU", processed, time.process_time())
             return processed
+
+
+def _batch(runtime: Runtime) -> tuple[int, bool]:
+    """One batch processed and its replies sent (as `Processor.process_batch`),
+    tried up to `BUSY_TRIES` times while the database is busy or away."""
+    from pbmserv.store.inbound import CONNECTION_ERRORS  # SQLAlchemy: not on `receive`'s path, which imports this module
+
+    tries_left = BUSY_TRIES
+    while True:
+        try:
+            done, more = runtime.processor.process_batch()
+            runtime.delivery.deliver_due()
+            return done, more
+        except CONNECTION_ERRORS as error:
+            tries_left -= 1
+            if not tries_left:
+                raise
+            log.warning("the database did not answer in time (%s); trying again", str(error).splitlines()[0])
+            time.sleep(BUSY_PAUSE_SECONDS)
 
 
 def _mail_within(runtime: Runtime, seconds: float) -> bool:

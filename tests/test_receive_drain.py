@@ -5,14 +5,18 @@ and the hot path's own SQL (`store.piped`) answers as the Core statements."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
+import threading
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 from sqlalchemy import text
 
 from pbmserv.config import Settings
-from pbmserv.drainer import lock_path
+from pbmserv.drainer import DrainLock, drain, lock_path
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store import users
 from pbmserv.store.database import reading, schema_revision
@@ -96,3 +100,26 @@ def test_a_mail_stored_twice_through_the_hot_path_is_stored_once(runtime: Runtim
     send(runtime, "bob@example.org", "help")
     with reading(runtime.engine) as connection:
         assert connection.execute(text("SELECT count(*) FROM inbound_mails")).scalar_one() == 2
+
+
+def test_a_drainer_waits_out_a_write_lock_held_past_the_busy_timeout(tmp_path: Path, key_file: str) -> None:
+    """Under a flood `serve` may hold SQLite's write lock longer than a
+    drainer's busy timeout: the drainer tries the batch again instead of
+    exiting with "database is locked"."""
+    database = tmp_path / "pbmserv.db"
+    settings = Settings(database_url=f"sqlite:///{database}", key_file=key_file, mail_backend="memory", database_busy_seconds=0.2)
+    impatient = Runtime(settings, backend=MemoryBackend())
+    impatient.upgrade_schema()
+    impatient.intake.store(make_mail("carol@example.org", "help"), "carol@example.org")
+    holder = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    threading.Timer(1.5, holder.rollback).start()
+    lock = DrainLock.at(lock_path(impatient.settings))
+    try:
+        lock.take(wait=True)
+        assert drain(impatient, lock) == 1
+    finally:
+        lock.close()
+        impatient.close()
+    holder.close()
+    assert [to for to, _ in cast(MemoryBackend, impatient.backend).sent] == ["carol@example.org"]
