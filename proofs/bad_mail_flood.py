@@ -44,7 +44,7 @@ from proofs.flood_traffic import Answers, Player, Relayed, flood, relay, relayed
 P99_GOAL_SECONDS = 1.0
 #: the address the hostile corpus's header injections name
 INJECTED_IN_CORPUS = "victim-inject@outside.example"
-PASSWORDS = {"alice": "alice-plays-on", "bob": "bob-plays-on"}
+PASSWORDS = {userid: f"{userid}-plays-on" for userid in PLAYERS}
 
 
 def free_port() -> int:

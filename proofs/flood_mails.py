@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from tests.hostile_corpus import _FUZZ_BYTES, _FUZZ_COMMANDS, ATTACKS, SERVER, raw_mail
 
-#: the real accounts and their board, whose passwords the flood guesses
-PLAYERS = {"alice": "alice@example.org", "bob": "bob@example.org"}
+#: the real accounts, in pairs that play a board each in turn (a long run makes more new boards an hour than
+#: the production cap lets name one player: 10), whose passwords the flood guesses
+PLAYERS = {name: f"{name}@example.org" for name in ("alice", "bob", *(f"player{number}" for number in range(3, 25)))}
 #: a mail to any address here is a header injection that worked
 VICTIM_DOMAIN = "victim.example"
 #: strangers' addresses the flood comes from: some send many mails, most few

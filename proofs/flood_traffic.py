@@ -173,9 +173,10 @@ def relayed(path: Path) -> list[Relayed]:
 
 @dataclass
 class Player:
-    """alice and bob playing majorities boards, one move every `every`
-    seconds, a new board when one ends; the moves are chosen from the
-    game's legal moves, as the server will see the board."""
+    """Pairs of players (alice and bob first) playing majorities boards,
+    one move every `every` seconds, a new board for the next pair when one
+    ends; the moves are chosen from the game's legal moves, as the server
+    will see the board."""
 
     port: int
     passwords: dict[str, str]
@@ -186,8 +187,11 @@ class Player:
 
     def __post_init__(self) -> None:
         self.game = get_game(GAME)
-        self.state = self.game.new(GAME_OPTIONS, list(PLAYERS))
-        self.seats = list(PLAYERS)
+        names = list(PLAYERS)
+        self.pairs = [[first, second] for first, second in zip(names[::2], names[1::2])]
+        self.first_board = self.board
+        self.seats = self.pairs[0]
+        self.state = self.game.new(GAME_OPTIONS, self.seats)
         self.number = 0
 
     def send(self, userid: str, subject: str, message_id: str) -> float | None:
@@ -204,13 +208,15 @@ class Player:
 
     def challenge(self) -> None:
         options = " ".join(f"-{name}={value}" for name, value in GAME_OPTIONS.items())
-        self.send("alice", f"{GAME} challenge {options} alice bob", f"challenge-{self.board}@player.example")
+        first, second = self.seats
+        self.send(first, f"{GAME} challenge {options} {first} {second}", f"challenge-{self.board}@player.example")
 
     def next_move(self) -> None:
         """The next legal move, sent; a new board (challenged) when this one is over."""
         if self.game.outcome(self.state) is not None:
             self.board += 1
-            self.state = self.game.new(GAME_OPTIONS, list(PLAYERS))
+            self.seats = self.pairs[(self.board - self.first_board) % len(self.pairs)]
+            self.state = self.game.new(GAME_OPTIONS, self.seats)
             self.challenge()
             return
         seat = min(self.game.to_move(self.state))

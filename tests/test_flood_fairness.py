@@ -27,7 +27,7 @@ def test_under_a_backlog_players_mail_is_taken_first_and_the_rest_in_arrival_ord
     strangers = [store(toy_boards, f"stranger{n % 3}@flood.example", "help") for n in range(8)]
     bob = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
     alice = store(toy_boards, "alice@example.org", "toy games alice")
-    assert taken_next(toy_boards, 4) == [*strangers[:2], bob, alice]  # chosen players first, processed in arrival order
+    assert taken_next(toy_boards, 4) == [bob, alice, *strangers[:2]]
     assert taken_next(toy_boards, 10) == [*strangers, bob, alice]  # no backlog: arrival order
 
 
@@ -52,7 +52,7 @@ def test_an_unconfirmed_signups_mail_keeps_its_place_behind_the_rest_of_the_send
     second = store(toy_boards, "carol@example.org", "toy games carol")
     assert taken_next(toy_boards, 2) == [first[0], later[0]]
     toy_boards.processor.process_batch(most=1)
-    assert taken_next(toy_boards, 2) == [later[0], second]
+    assert taken_next(toy_boards, 2) == [second, later[0]]
 
 
 def test_a_players_challenge_taken_ahead_waits_for_the_signup_it_names(toy_boards: Runtime) -> None:

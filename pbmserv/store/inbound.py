@@ -159,23 +159,22 @@ def _pending_row(mail: Arrival) -> dict[str, object]:
 
 def next_pending(connection: Connection, most: int) -> tuple[list[Row], set[int]]:
     """The pending mails to process next, locked (id, dedup_key, raw,
-    sealed, envelope_sender, reply_token), in arrival order, and the ids of
-    those taken ahead of older mail that is left for later. Without a
-    backlog: the oldest. When more than `most` are pending (a backlog, such
-    as a flood of strangers' mail), players' mails (from a confirmed
-    address of an account) are taken first and the oldest of the others
-    fill the rest; a player's mail that had to wait for older mail once
-    (`WAITS_ITS_TURN`) is left to its turn. A sender's mails stay in their
-    order either way: all of them are a player's or none."""
+    sealed, envelope_sender, reply_token) in the order to process them, and
+    the ids of those that go ahead of older mail. Without a backlog: the
+    oldest, in arrival order. When more than `most` are pending (a backlog,
+    such as a flood of strangers' mail), players' mails (from a confirmed
+    address of an account) come first, in arrival order, and the oldest of
+    the others fill the rest; a player's mail that had to wait for older
+    mail once (`WAITS_ITS_TURN`) is left to its turn. A sender's mails stay
+    in their order either way: all of them are a player's or none."""
     oldest = connection.execute(_PENDING, {"most": most + 1}).all()
     if len(oldest) <= most:
         return list(oldest), set()
     players = connection.execute(_PENDING_FROM_PLAYERS, {"most": most}).all()
     taken = {row.id for row in players}
-    batch = sorted([*players, *(row for row in oldest if row.id not in taken)][:most], key=lambda row: row.id)
-    chosen = {row.id for row in batch}
-    first_left = next(row.id for row in oldest if row.id not in chosen)
-    return batch, {row.id for row in batch if row.id > first_left}
+    oldest_other = next(row.id for row in oldest if row.id not in taken)
+    batch = [*players, *(row for row in oldest if row.id not in taken)][:most]
+    return batch, {row.id for row in players if row.id > oldest_other}
 
 
 def any_pending(connection: Connection) -> bool:
