@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from proofs import flood_serve  # noqa: E402
 from proofs.flood_mails import PLAYERS, VICTIM_DOMAIN, FloodMails  # noqa: E402
 from proofs.flood_traffic import Answers, Player, Relayed, flood, relay, relayed  # noqa: E402
+from proofs.report import percentile, progress, show_goals  # noqa: E402
+from tests.smtp_helpers import free_port  # noqa: E402
 
 P99_GOAL_SECONDS = 1.0
 #: the address the hostile corpus's header injections name
@@ -47,21 +48,7 @@ INJECTED_IN_CORPUS = "victim-inject@outside.example"
 PASSWORDS = {userid: f"{userid}-plays-on" for userid in PLAYERS}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
-
-def progress(fraction: float, text: str) -> None:
-    filled = int(30 * min(1.0, fraction))
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} {text:<70}")
-    sys.stderr.flush()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else float("nan")
 
 
 class Receives:
@@ -253,11 +240,10 @@ def report(args: argparse.Namespace, mails: int, receives: int, url: str, log_pa
             unanswered == 0 and not player.refused and not player_errors,
         f"player's p99 {p99:.2f} s < {P99_GOAL_SECONDS:g} s": p99 < P99_GOAL_SECONDS or args.no_latency_goal,
     }
-    for goal, held in goals.items():
-        print(f"  {'ok  ' if held else 'FAIL'} {goal}")
+    verdict = show_goals(goals)
     print(f"{args.database}: {stored / processed_seconds:.0f} mails/s; player p50 {p50:.2f} s, p99 {p99:.2f} s;"
           f" peak RSS {watch.peak_total_kib / 1024:.0f} MiB; longest outbox wait {max(waits, default=0):.1f} s;"
-          f" {'every goal holds' if all(goals.values()) else 'GOALS MISSED'}")
+          f" {verdict}")
     return 0 if all(goals.values()) else 1
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from proofs.report import progress, show_goals  # noqa: E402
 from proofs.soak_parts import SHARED_POSTGRESQL, Database, Delivered, PrivateCluster, Serve  # noqa: E402
 from proofs.soak_play import Soak  # noqa: E402
 
@@ -47,11 +48,6 @@ SETTLE_SECONDS = 180.0
 #: the longest the worker and the deliverer are given to catch up before the last act
 DRAIN_SECONDS = 900.0
 
-
-def progress(fraction: float, text: str) -> None:
-    filled = int(30 * min(1.0, fraction))
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} {text:<70}")
-    sys.stderr.flush()
 
 
 def killing(serve: Serve, kills: int, rng: random.Random, events: list[tuple[float, str]]) -> Callable[[Soak], None]:
@@ -240,11 +236,10 @@ def report(
         )
         for kind in ("serve", "worker", "deliverer"):
             goals[f"{kind} SIGKILLed {kinds[f'{kind} killed']} times >= {kills}"] = kinds[f"{kind} killed"] >= kills
-    for goal, held in goals.items():
-        print(f"  {'ok  ' if held else 'FAIL'} {goal}")
+    verdict = show_goals(goals)
     print(f"lost {check.accepted - check.processed}, applied twice {check.twice}, never delivered {check.undelivered},"
           f" delivered twice {check.duplicates}, all delivered {settle_text} after the last restart,"
-          f" {rate:.1f} moves/s; {'every goal holds' if all(goals.values()) else 'GOALS MISSED'}")
+          f" {rate:.1f} moves/s; {verdict}")
     return 0 if all(goals.values()) else 1
 
 

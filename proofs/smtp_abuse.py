@@ -35,8 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pbmserv.config import Settings
-from pbmserv.smtpd import LISTEN_BACKLOG
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbmserv.config import Settings  # noqa: E402
+from pbmserv.smtpd import LISTEN_BACKLOG  # noqa: E402
+from proofs.report import percentile, progress, show_goals  # noqa: E402
+from tests.smtp_helpers import free_port  # noqa: E402
 
 SERVER = "pbmserv@localhost"
 GOOD_EVERY = 0.05  # seconds between the good client's mails
@@ -276,15 +280,6 @@ def processed(database: Path, message_ids: list[str]) -> int:
     return len(done.intersection(message_ids))
 
 
-def progress(fraction: float, text: str) -> None:
-    filled = int(30 * min(1.0, fraction))
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} {text:<60}")
-    sys.stderr.flush()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
 
 
 def main() -> int:
@@ -394,17 +389,11 @@ def main() -> int:
             peak_files <= most_files < limit,
         f"exit codes 0: serve {serve_exit}, attackers {attackers.exitcode}": serve_exit == 0 and attackers.exitcode == 0,
     }
-    for goal, held in goals.items():
-        print(f"  {'ok  ' if held else 'FAIL'} {goal}")
+    verdict = show_goals(goals)
     print(f"good client's answers during the attack: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms;"
-          f" peak open files {peak_files} of {limit}; {'every goal holds' if all(goals.values()) else 'GOALS MISSED'}")
+          f" peak open files {peak_files} of {limit}; {verdict}")
     return 0 if all(goals.values()) else 1
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 if __name__ == "__main__":

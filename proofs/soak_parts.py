@@ -23,16 +23,13 @@ from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, text
 
+from tests.smtp_helpers import free_port
+
 PBMSERV = Path(sys.executable).parent / "pbmserv"
 SERVER = "pbmserv@localhost"
 SHARED_POSTGRESQL = "postgresql+psycopg://postgres@127.0.0.1:5432"
 POSTGRESQL_BIN = Path("/usr/lib/postgresql/15/bin")
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Serve:

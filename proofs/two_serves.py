@@ -52,6 +52,7 @@ from pbmserv.store.urls import normalise_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from proofs.report import show_goals  # noqa: E402
 from proofs.two_serves_kit import (  # noqa: E402
     BIN,
     GAME,
@@ -135,9 +136,8 @@ def main() -> int:
     goals[f"every mail and reply waiting at the kill done by the survivor within {RECOVERY_GOAL_SECONDS:g} s: {recovered}"] = (
         recovery.seconds is not None and (args.no_latency_goal or recovery.seconds <= RECOVERY_GOAL_SECONDS)
     )
-    for goal, held in goals.items():
-        print(f"  {'ok  ' if held else 'FAIL'} {goal}")
-    print(f"two serves: recovery after the kill {recovered}; {'every goal holds' if all(goals.values()) else 'GOALS MISSED'}")
+    verdict = show_goals(goals)
+    print(f"two serves: recovery after the kill {recovered}; {verdict}")
     return 0 if all(goals.values()) else 1
 
 

@@ -29,26 +29,20 @@ from aiosmtpd.smtp import SMTP
 from sqlalchemy import Engine, create_engine, text
 
 from pbmserv.gamekit import get_game
+from proofs import report
+from tests.smtp_helpers import free_port
 
 SERVER = "pbmserv@localhost"
 GAME = "majority"
 BIN = Path(sys.executable).parent
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
 
 STARTED = time.monotonic()
 
 
 def progress(fraction: float, text: str) -> None:
-    filled = int(30 * min(1.0, fraction))
-    text = f"{text} ({time.monotonic() - STARTED:.0f} s)"
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} {text:<70}")
-    sys.stderr.flush()
+    report.progress(fraction, f"{text} ({time.monotonic() - STARTED:.0f} s)")
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, every: float = 0.05) -> bool:

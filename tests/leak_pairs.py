@@ -27,6 +27,7 @@ from typing import Protocol, runtime_checkable
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.service.intake import Clock
+from tests.mailtools import feed
 
 PASSWORDS = {"alice": "secret1", "bob": "secret2", "carol": "secret3"}
 OBSERVERS = ("bob", "carol")
@@ -134,13 +135,7 @@ def make_mail(sender: str, subject: str, text: str, message_id: str) -> bytes:
 
 def deliver(runtime: Runtime, raw: bytes) -> list[Sent]:
     """Feed one mail in as `pbmserv receive` does; the mails delivered in reply."""
-    backend = runtime.backend
-    assert isinstance(backend, MemoryBackend)
-    backend.sent.clear()
-    runtime.intake.store(raw, None)
-    runtime.processor.process_pending()
-    runtime.delivery.deliver_due()
-    return [Sent(recipient, data) for recipient, data in backend.sent]
+    return [Sent(recipient, data) for recipient, data in feed(runtime, raw)]
 
 
 #: the moves that are not the game's ("GAME move board userid password propose")

@@ -33,14 +33,19 @@ def send(
 
 
 def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, EmailMessage]]:
+    parser = BytesParser(policy=policy.default)
+    return [(recipient, parser.parsebytes(data)) for recipient, data in feed(runtime, raw, envelope_sender)]
+
+
+def feed(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, bytes]]:
+    """Feed one mail in as `pbmserv receive` does; the (recipient, bytes) delivered in reply."""
     backend = runtime.backend
     assert isinstance(backend, MemoryBackend)
     backend.sent.clear()
     runtime.intake.store(raw, envelope_sender)
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
-    parser = BytesParser(policy=policy.default)
-    return [(recipient, parser.parsebytes(data)) for recipient, data in backend.sent]
+    return list(backend.sent)
 
 
 def body(message: EmailMessage) -> str:
