@@ -11,6 +11,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.store import inbound
 from pbmserv.store.database import writing
 from pbmserv.store.models import Board, InboundMail, Move
+from pbmserv.store.piped import PipedStore
 from tests.mailtools import make_mail, send, send_raw
 
 
@@ -20,7 +21,7 @@ def store(runtime: Runtime, sender: str, subject: str) -> int:
 
 def taken_next(runtime: Runtime, most: int) -> list[int]:
     with writing(runtime.engine) as connection:
-        return [row.id for row in inbound.next_pending(connection, most)[0]]
+        return inbound.next_pending(connection, most)[0]
 
 
 def test_under_a_backlog_players_mail_is_taken_first_and_the_rest_in_arrival_order(toy_boards: Runtime) -> None:
@@ -43,6 +44,23 @@ def test_a_flood_of_strangers_does_not_hold_a_players_move_back(toy_boards: Runt
     assert statuses[move] == "done"
     assert sorted(statuses.values()).count("pending") == 71
     toy_boards.processor.process_pending()
+
+
+def test_a_players_mail_piped_in_or_spooled_is_in_the_players_lane(toy_boards: Runtime) -> None:
+    """`receive`'s own SQL (`store.piped`: the spool on SQLite, admitted by
+    the worker; `inbound_mails` on PostgreSQL) puts it in the lane too."""
+    for n in range(3):
+        store(toy_boards, f"stranger{n}@flood.example", "help")
+    piped = PipedStore(toy_boards.settings)
+    try:
+        for sender in ("stranger9@flood.example", "bob@example.org"):
+            piped.store(toy_boards.intake.arrival(make_mail(sender, "toy move 101 bob secret2 a1"), sender))
+    finally:
+        piped.close()
+    assert toy_boards.processor.process_batch(most=1) == (1, True)
+    with toy_boards.sessions() as session:
+        done = session.scalars(select(InboundMail.envelope_sender).where(InboundMail.status == "done")).all()
+    assert done[-1] == "bob@example.org"
 
 
 def test_an_unconfirmed_signups_mail_keeps_its_place_behind_the_rest_of_the_sender(toy_boards: Runtime) -> None:

@@ -108,8 +108,7 @@ class Processor:
         transaction (a commit costs more than a move), each mail all or
         nothing in a savepoint; returns how many, and whether pending mail
         may be left. It stops after `most` mails or once `seconds` have
-        passed, so that SMTP intake, which needs the write lock too, never
-        waits long.
+        passed, so that other writers (a drainer, SMTP intake) never wait long.
 
         Mails are processed in arrival order, also across processes: a later
         mail (a move) may depend on an earlier one (the challenge); under a
@@ -169,15 +168,16 @@ class Processor:
             admitted = self._admit(connection)
             if also is not None:
                 also(connection)
-            rows, ahead = inbound.next_pending(connection, most)
+            taken, ahead = inbound.next_pending(connection, most)
             output = BatchOutput(connection, self.clock, self.settings, self.key, claim=claim if hand_over is not None else None)
             done = 0
-            for row in rows:
+            for row_id in taken:
+                row = inbound.pending_mail(connection, row_id)
                 if on_mail is not None:
                     on_mail(row.dedup_key)
-                self._process(connection, output, row, row.id in ahead)
+                self._process(connection, output, row, row_id in ahead)
                 done += 1
-                if time.monotonic() >= deadline and done < len(rows):
+                if time.monotonic() >= deadline and done < len(taken):
                     break
             output.write()
         self._forget(admitted, synced=durable and done > 0)  # each mail done wrote its outcome
@@ -185,7 +185,7 @@ class Processor:
             processed.log()
         if hand_over is not None and output.answered:
             hand_over(sorted(output.answered))
-        more = done < len(rows) or len(rows) == most or len(admitted) == ADMITTED_PER_BATCH
+        more = done < len(taken) or len(taken) == most or len(admitted) == ADMITTED_PER_BATCH
         return done, more
 
     def _forget(self, admitted: list[Arrival], synced: bool = False) -> None:

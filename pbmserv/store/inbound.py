@@ -28,23 +28,25 @@ OUTAGE_ERRORS = (errors.OperationalError, errors.InterfaceError, sqlite3.Operati
 #: is not valid Unicode
 UNSTORABLE_ERRORS = (errors.DataError, UnicodeError)
 
-_PENDING = (
-    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
-    .where(INBOUND.c.status == "pending")
-    .order_by(INBOUND.c.id)
-    .limit(bindparam("most"))
-    .with_for_update()
+#: the oldest pending mails, by index alone (their contents are read one by one, as each is processed:
+#: a batch may end after the first)
+_OLDEST = select(INBOUND.c.id).where(INBOUND.c.status == "pending").order_by(INBOUND.c.id).limit(bindparam("most")).with_for_update()
+_PLAYERS_LANE = _OLDEST.where(INBOUND.c.from_player)
+_PENDING_MAIL = select(
+    INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token,
+).where(INBOUND.c.id == bindparam("row_id"))
+_CONFIRMED = select(Address.address).where(
+    Address.confirmed_at.is_not(None), Address.address.in_(bindparam("senders", expanding=True)),
 )
-#: pending mail whose envelope sender is a confirmed address of an account: a player's
-_PENDING_FROM_PLAYERS = (
-    select(INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
+#: a sender's pending mail joins the players' lane when the address is confirmed, so that it is not
+#: overtaken there by the sender's later mail
+_JOIN_LANE = (
+    update(INBOUND)
     .where(
-        INBOUND.c.status == "pending", INBOUND.c.error == "",
-        INBOUND.c.envelope_sender.in_(select(Address.address).where(Address.confirmed_at.is_not(None)).scalar_subquery()),
+        INBOUND.c.status == "pending", INBOUND.c.envelope_sender.in_(bindparam("senders", expanding=True)),
+        INBOUND.c.from_player.is_(False), INBOUND.c.error == "",
     )
-    .order_by(INBOUND.c.id)
-    .limit(bindparam("most"))
-    .with_for_update()
+    .values(from_player=True)
 )
 _ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == "pending").limit(1)
 _PENDING_ONE = (
@@ -74,7 +76,7 @@ _DONE_KEPT = _DONE.values(raw=bindparam("raw"))
 _FAILED = _MARK.values(raw=bindparam("raw"))
 #: what a player's mail that named an account not known yet, taken ahead of older mail, is left pending with
 WAITS_ITS_TURN = "waits its turn: it names an account that older mail may sign up"
-_WAITS = update(INBOUND).where(INBOUND.c.id == bindparam("row_id")).values(error=bindparam("error"))
+_WAITS = update(INBOUND).where(INBOUND.c.id == bindparam("row_id")).values(error=bindparam("error"), from_player=False)
 _FORGET_ORIGINALS = (
     update(INBOUND)
     .where(INBOUND.c.status == "failed", INBOUND.c.processed_at < bindparam("before"), INBOUND.c.sealed.is_not(None))
@@ -123,9 +125,10 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
         keys = list(dict.fromkeys(mail.dedup_key for mail in arrivals))
         known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
         fresh: dict[str, dict[str, object]] = {}
+        players = _players_among(connection, arrivals)
         for mail in arrivals:
             if mail.dedup_key not in known:
-                fresh.setdefault(mail.dedup_key, _pending_row(mail))
+                fresh.setdefault(mail.dedup_key, _pending_row(mail, players))
         stored: dict[str, int] = {}
         if fresh:
             rows = connection.execute(_store_statement(connection.dialect.name), list(fresh.values()))
@@ -146,35 +149,52 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
 def admit(connection: Connection, arrivals: list[Arrival]) -> None:
     """Move spooled mails into the database in this transaction; a dedup key already stored is left out."""
     if arrivals:
-        connection.execute(_new_mails("sqlite"), [_pending_row(mail) for mail in arrivals])
+        players = _players_among(connection, arrivals)
+        connection.execute(_new_mails("sqlite"), [_pending_row(mail, players) for mail in arrivals])
 
 
-def _pending_row(mail: Arrival) -> dict[str, object]:
+def _players_among(connection: Connection, arrivals: list[Arrival]) -> set[str]:
+    """The mails' senders that are a confirmed address of an account: their mails go in the players' lane."""
+    return set(connection.scalars(_CONFIRMED, {"senders": list({mail.envelope_sender for mail in arrivals})}))
+
+
+def _pending_row(mail: Arrival, players: set[str]) -> dict[str, object]:
     return {
         "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
         "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": "pending", "error": "",
-        "reply_token": mail.reply_token,
+        "reply_token": mail.reply_token, "from_player": mail.envelope_sender in players,
     }
 
 
-def next_pending(connection: Connection, most: int) -> tuple[list[Row], set[int]]:
-    """The pending mails to process next, locked (id, dedup_key, raw,
-    sealed, envelope_sender, reply_token) in the order to process them, and
-    the ids of those that go ahead of older mail. Without a backlog: the
-    oldest, in arrival order. When more than `most` are pending (a backlog,
-    such as a flood of strangers' mail), players' mails (from a confirmed
-    address of an account) come first, in arrival order, and the oldest of
-    the others fill the rest; a player's mail that had to wait for older
-    mail once (`WAITS_ITS_TURN`) is left to its turn. A sender's mails stay
-    in their order either way: all of them are a player's or none."""
-    oldest = connection.execute(_PENDING, {"most": most + 1}).all()
+def join_players_lane(connection: Connection, addresses: list[str]) -> None:
+    """The pending mail from these addresses, confirmed now, goes in the players' lane."""
+    if addresses:
+        connection.execute(_JOIN_LANE, {"senders": addresses})
+
+
+def next_pending(connection: Connection, most: int) -> tuple[list[int], set[int]]:
+    """The ids of the pending mails to process next, locked, in the order
+    to process them (`pending_mail` reads each), and of those among them
+    that go ahead of older mail. Without a backlog: the oldest, in arrival
+    order. When more than `most` are pending (a backlog, such as a flood of
+    strangers' mail), the players' lane comes first (mail from a confirmed
+    address of an account, `InboundMail.from_player`), in arrival order, and
+    the oldest of the others fill the rest. A sender's mails stay in their
+    order either way: all of them are in the lane or none (they join it
+    together, `join_players_lane`), but for one that had to wait its turn."""
+    oldest = list(connection.scalars(_OLDEST, {"most": most + 1}))
     if len(oldest) <= most:
-        return list(oldest), set()
-    players = connection.execute(_PENDING_FROM_PLAYERS, {"most": most}).all()
-    taken = {row.id for row in players}
-    oldest_other = next(row.id for row in oldest if row.id not in taken)
-    batch = [*players, *(row for row in oldest if row.id not in taken)][:most]
-    return batch, {row.id for row in players if row.id > oldest_other}
+        return oldest, set()
+    players = list(connection.scalars(_PLAYERS_LANE, {"most": most}))
+    taken = set(players)
+    oldest_other = next(row_id for row_id in oldest if row_id not in taken)
+    batch = [*players, *(row_id for row_id in oldest if row_id not in taken)][:most]
+    return batch, {row_id for row_id in players if row_id > oldest_other}
+
+
+def pending_mail(connection: Connection, row_id: int) -> Row:
+    """What the worker reads of a mail `next_pending` gave it (id, dedup_key, raw, sealed, envelope_sender, reply_token)."""
+    return connection.execute(_PENDING_MAIL, {"row_id": row_id}).one()
 
 
 def any_pending(connection: Connection) -> bool:

@@ -191,8 +191,13 @@ class InboundMail(Base):
     """A mail as received; `dedup_key` makes a second delivery of it recognisable."""
 
     __tablename__ = "inbound_mails"
-    #: under a backlog the worker takes players' pending mail first (`store.inbound.next_pending`)
-    __table_args__ = (Index("ix_inbound_mails_status_envelope_sender", "status", "envelope_sender"),)
+    #: pending mail in arrival order, and the players' lane in it (`store.inbound.next_pending`), by index
+    #: alone; a sender's pending mail, to join the lane when the address is confirmed
+    __table_args__ = (
+        Index("ix_inbound_mails_status_id", "status", "id"),
+        Index("ix_inbound_mails_lane", "status", "from_player", "id"),
+        Index("ix_inbound_mails_status_envelope_sender", "status", "envelope_sender"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -206,8 +211,11 @@ class InboundMail(Base):
     #: it holds passwords and is pending or failed; None once processed, or
     #: for a mail without passwords (`raw` is the original then)
     sealed: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
-    status: Mapped[str] = mapped_column(String(16), index=True)  # pending | done | failed | dropped
+    status: Mapped[str] = mapped_column(String(16))  # pending | done | failed | dropped
     error: Mapped[str] = mapped_column(Text, default="")
+    #: in the players' lane: sent from a confirmed address of an account (when stored, or since), and
+    #: not left to wait its turn (`store.inbound.WAITS_ITS_TURN`); under a backlog taken first
+    from_player: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     #: the reply address the mail was sent to, as kept (`service.reply_addresses.kept_form`); "" for the server's own
     reply_token: Mapped[str] = mapped_column(String(80), default="", server_default="")
