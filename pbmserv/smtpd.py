@@ -10,6 +10,7 @@ import logging
 import os
 import resource
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any, AnyStr, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -154,8 +155,8 @@ class SessionLimits:
         self.open: defaultdict[str, set[LimitedSMTP]] = defaultdict(set)
         self.total = 0
 
-    def enter(self, session: LimitedSMTP, client: str) -> bool:
-        """Count `session` from `client` in, making room if a limit is reached; False: no room."""
+    def enter(self, client: str, now: float) -> bool:
+        """Whether a new session from `client` may come in (`add` it then), making room if a limit is reached."""
         held = len(self.open[client])
         most_held = max(len(sessions) for sessions in self.open.values())
         fewer = False  # the client holds fewer sessions than another: that one's idlest makes room, idle long or not
@@ -169,15 +170,17 @@ class SessionLimits:
             crowd = None
         if crowd is not None:
             idlest = min((other for other in crowd if not other.storing), key=lambda other: other.idle_since, default=None)
-            if idlest is None or not fewer and session.loop.time() - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
+            if idlest is None or not fewer and now - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
                 if not self.open[client]:
                     del self.open[client]
                 return False
             self.leave(idlest, client_of(idlest))
             idlest.close_session("busy, closing idle session to make room")
+        return True
+
+    def add(self, session: LimitedSMTP, client: str) -> None:
         self.open[client].add(session)
         self.total += 1
-        return True
 
     def leave(self, session: LimitedSMTP, client: str) -> None:
         """Count `session` out (once, however often it is called)."""
@@ -208,7 +211,7 @@ class LimitedSMTP(SMTP):
         super().__init__(handler, **options)
         self.limits = limits
         self.session_seconds = session_seconds
-        self.client: str | None = None  # once the session is let in
+        self.client: str | None = None  # set by the `SessionGate` that lets it in
         self.idle_since = self.loop.time()  # the last complete command (or the connection)
         self.storing = False  # its mail is being stored: it waits for us, not we for it
         self.unanswered_bytes = 0
@@ -216,22 +219,11 @@ class LimitedSMTP(SMTP):
         self._session_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        client = (transport.get_extra_info("peername") or ("",))[0]
-        if not self.limits.enter(self, client):
-            # Answered here, before aiosmtpd starts a session (and a task) for
-            # it: a crowd of connections costs little, and everyone is greeted.
-            connection = cast(asyncio.Transport, transport)
-            connection.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())
-            connection.close()
-            return
-        self.client = client
         self._session_timer = self.loop.call_later(self.session_seconds, self.close_session, "session too long")
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
-        if self.client is None:  # refused in connection_made: aiosmtpd never saw it
-            return
-        self.limits.leave(self, self.client)
+        self.limits.leave(self, client_of(self))
         assert self._session_timer is not None
         self._session_timer.cancel()
         super().connection_lost(error)
@@ -274,6 +266,32 @@ class LimitedSMTP(SMTP):
             connection.close()
 
 
+class SessionGate(asyncio.Protocol):
+    """What a connection meets first: the limits are asked for room before
+    an SMTP session is made for it, and a connection turned away is
+    answered here. Making a session costs about half a millisecond (aiosmtpd
+    looks up its commands and hooks each time), which a crowd of refused
+    connections would otherwise cost the listener in full."""
+
+    def __init__(self, limits: SessionLimits, session: Callable[[], LimitedSMTP], hostname: str):
+        self.limits = limits
+        self.session = session
+        self.hostname = hostname
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        connection = cast(asyncio.Transport, transport)
+        client = (connection.get_extra_info("peername") or ("",))[0]
+        if not self.limits.enter(client, asyncio.get_running_loop().time()):
+            connection.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())
+            connection.close()
+            return
+        session = self.session()
+        session.client = client
+        self.limits.add(session, client)
+        connection.set_protocol(session)
+        session.connection_made(connection)
+
+
 #: files the listener's process keeps open besides its sessions (the
 #: database, logs, the spool, the pipes to its children)
 OTHER_OPEN_FILES = 256
@@ -307,10 +325,10 @@ async def start_listener(intake: Intake, wake: EventLike, host: str, port: int) 
     limits = SessionLimits(settings.max_sessions, settings.max_sessions_per_client)
     try:
         return await asyncio.get_running_loop().create_server(
-            lambda: LimitedSMTP(
+            lambda: SessionGate(limits, lambda: LimitedSMTP(
                 handler, limits, settings.session_seconds, hostname=settings.hostname,
                 data_size_limit=settings.max_message_bytes, timeout=settings.command_seconds,
-            ),
+            ), settings.hostname),
             host,
             port,
             backlog=LISTEN_BACKLOG,
