@@ -174,7 +174,7 @@ class SessionLimits:
                 if not self.open[client]:
                     del self.open[client]
                 return False
-            self.leave(idlest, client_of(idlest))
+            self.leave(idlest, idlest.client)
             idlest.close_session("busy, closing idle session to make room")
         return True
 
@@ -193,11 +193,6 @@ class SessionLimits:
             del self.open[client]
 
 
-def client_of(session: LimitedSMTP) -> str:
-    assert session.client is not None
-    return session.client
-
-
 class LimitedSMTP(SMTP):
     """aiosmtpd's SMTP session, with what a server open to the internet
     needs besides: at most so many sessions at once (in all and per client),
@@ -207,11 +202,11 @@ class LimitedSMTP(SMTP):
     and then could keep its session for ever. A client that sends on past
     the size limit without an answer, or errs too often, is sent away too."""
 
-    def __init__(self, handler: Any, limits: SessionLimits, session_seconds: float, **options: Any):
+    def __init__(self, handler: Any, limits: SessionLimits, session_seconds: float, client: str, **options: Any):
         super().__init__(handler, **options)
         self.limits = limits
         self.session_seconds = session_seconds
-        self.client: str | None = None  # set by the `SessionGate` that lets it in
+        self.client = client  # its address, as the limits count it
         self.idle_since = self.loop.time()  # the last complete command (or the connection)
         self.storing = False  # its mail is being stored: it waits for us, not we for it
         self.unanswered_bytes = 0
@@ -223,7 +218,7 @@ class LimitedSMTP(SMTP):
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
-        self.limits.leave(self, client_of(self))
+        self.limits.leave(self, self.client)
         assert self._session_timer is not None
         self._session_timer.cancel()
         super().connection_lost(error)
@@ -273,7 +268,7 @@ class SessionGate(asyncio.Protocol):
     looks up its commands and hooks each time), which a crowd of refused
     connections would otherwise cost the listener in full."""
 
-    def __init__(self, limits: SessionLimits, session: Callable[[], LimitedSMTP], hostname: str):
+    def __init__(self, limits: SessionLimits, session: Callable[[str], LimitedSMTP], hostname: str):
         self.limits = limits
         self.session = session
         self.hostname = hostname
@@ -285,8 +280,7 @@ class SessionGate(asyncio.Protocol):
             connection.write(f"421 4.7.0 {self.hostname} too many connections, try again later\r\n".encode())
             connection.close()
             return
-        session = self.session()
-        session.client = client
+        session = self.session(client)
         self.limits.add(session, client)
         connection.set_protocol(session)
         session.connection_made(connection)
@@ -325,8 +319,8 @@ async def start_listener(intake: Intake, wake: EventLike, host: str, port: int) 
     limits = SessionLimits(settings.max_sessions, settings.max_sessions_per_client)
     try:
         return await asyncio.get_running_loop().create_server(
-            lambda: SessionGate(limits, lambda: LimitedSMTP(
-                handler, limits, settings.session_seconds, hostname=settings.hostname,
+            lambda: SessionGate(limits, lambda client: LimitedSMTP(
+                handler, limits, settings.session_seconds, client, hostname=settings.hostname,
                 data_size_limit=settings.max_message_bytes, timeout=settings.command_seconds,
             ), settings.hostname),
             host,

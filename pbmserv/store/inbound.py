@@ -124,11 +124,11 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
     with writing(engine, durable=True) as connection:  # the sender is told next that the mail is safe
         keys = list(dict.fromkeys(mail.dedup_key for mail in arrivals))
         known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
+        new = [mail for mail in arrivals if mail.dedup_key not in known]
+        players = _players_among(connection, new) if new else set()
         fresh: dict[str, dict[str, object]] = {}
-        players = _players_among(connection, arrivals)
-        for mail in arrivals:
-            if mail.dedup_key not in known:
-                fresh.setdefault(mail.dedup_key, _pending_row(mail, players))
+        for mail in new:
+            fresh.setdefault(mail.dedup_key, _pending_row(mail, players))
         stored: dict[str, int] = {}
         if fresh:
             rows = connection.execute(_store_statement(connection.dialect.name), list(fresh.values()))
