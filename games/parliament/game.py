@@ -8,6 +8,7 @@ from typing import Any
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
+from games.parliament.estimate import expected_seats
 from games.parliament.moves import Claim, Preferences, read_claim, read_preferences
 from games.parliament.state import State, determinize, known_to
 from games.parliament.view import render_state
@@ -187,6 +188,9 @@ class Parliament(Game):
             float(state.board.count(mark) + (chamber.count(state.board, mark) if chamber is not None else 0))
             for mark in SEAT
         )
+
+    def judge(self, state: State) -> tuple[float, ...]:
+        return expected_seats(state)
 
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:

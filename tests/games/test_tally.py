@@ -1,7 +1,8 @@
 """`Game.tally` (issue 20, bot strength): each seat's standing as the public
 board's running tallies show it. Even at the start, on the winner's side at
 the end, and blind to a hidden stone nobody else can see. And `Game.judge`,
-the bots' reading of a position: the tally, but Plurality's own estimate."""
+the bots' reading of a position: the tally, but Plurality's and
+Parliament's own estimates."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from games.majority import MajorityState, Psychomachia
 from games.majority.rules import geometry
 from games.plurality.board import layout_for
 from pbmserv.gamekit import Game, get_game
+from tests.games.test_parliament import EMPTY_UPPER, LOWER_RED, UPPER_RED, UPPER_TIE, changed, with_rows
+from tests.games.test_parliament import position as parliament_position
 from tests.games.test_plurality import position as plurality_position
 
 PLAYERS = ["alice", "bob"]
 PSYCHE = Psychomachia()
 PLURALITY = get_game("plurality")
+PARLIAMENT = get_game("parliament")
 
 OPTION_SETS: list[tuple[str, Mapping[str, str | None]]] = [
     ("majorities", {"size": "3"}),
@@ -152,7 +156,7 @@ def test_a_revealed_hidden_stone_counts() -> None:
 # -- Game.judge: how the bots read a position the tally reads badly -----------------
 
 
-def test_every_game_but_plurality_is_judged_by_its_tally() -> None:
+def test_every_game_but_plurality_and_parliament_is_judged_by_its_tally() -> None:
     rng = random.Random(3)
     for word, options in OPTION_SETS:
         game = get_game(word)
@@ -162,7 +166,7 @@ def test_every_game_but_plurality_is_judged_by_its_tally() -> None:
                 break
             seat = min(movers)
             state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
-            if word != "plurality":
+            if word not in ("plurality", "parliament"):
                 assert game.judge(state) == game.tally(state)
 
 
@@ -189,3 +193,47 @@ def test_plurality_judges_a_region_that_takes_no_drop_by_its_owner() -> None:
         while (drops := PLURALITY.legal_moves(state, state.turn)) != ["pass"]:
             state = PLURALITY.play(state, state.turn, rng.choice(drops[:-1]))
         assert PLURALITY.judge(state) == PLURALITY.tally(state)  # nothing is open any more
+
+
+def test_parliament_judges_a_filled_round_by_its_tally_and_an_empty_one_even() -> None:
+    for boards, pictures in (
+        ("upper", [UPPER_TIE]),
+        ("upper", [UPPER_RED]),
+        ("both", [UPPER_RED, LOWER_RED]),
+    ):
+        state = parliament_position(boards, *pictures)
+        assert PARLIAMENT.judge(state) == PARLIAMENT.tally(state)
+    assert PARLIAMENT.judge(PARLIAMENT.new({"boards": "upper"}, PLAYERS)) == (38.0, 38.0)
+    # the Upper chamber counts twice, as in the tally
+    assert PARLIAMENT.judge(PARLIAMENT.new({"boards": "both"}, PLAYERS)) == (151.0, 151.0)
+
+
+def test_parliament_counts_the_open_seats_the_surroundings_lean_to() -> None:
+    # rows 1-3 Red, the rest empty: row 4 touches three Red seats each, and
+    # every seat left open goes either way with even chances
+    state = parliament_position("upper", with_rows(EMPTY_UPPER, ("-RRRRRRRR-", "RRRRRRRRRR", "RRRRRRRRRR")))
+    assert PARLIAMENT.tally(state) == (28.0, 0.0)
+    assert PARLIAMENT.judge(state) == (55.875, 20.125)
+
+
+def test_parliament_counts_a_hidden_preference_around_it_and_not_as_a_seat() -> None:
+    # the judge reads the whole state it is given: the bots give it states
+    # drawn from what their seat can see (Game.determinize)
+    state = parliament_position("upper", changed(EMPTY_UPPER, e4="x"))
+    assert PARLIAMENT.tally(state) == (0.0, 0.0)
+    red, blue = PARLIAMENT.judge(state)
+    assert red + blue == 75  # e4 is no seat
+    assert red - blue == pytest.approx(2.1875)  # its eight neighbours lean Red
+
+
+@pytest.mark.parametrize("boards", ["upper", "lower", "both"])
+def test_parliament_shares_out_exactly_the_seats_in_play(boards: str) -> None:
+    rng = random.Random(5)
+    state = PARLIAMENT.new({"boards": boards}, PLAYERS)
+    seats = 302 if boards == "both" else 76 if boards == "upper" else 150
+    while movers := PARLIAMENT.to_move(state):
+        seat = min(movers)
+        state = PARLIAMENT.play(state, seat, rng.choice(PARLIAMENT.legal_moves(state, seat)))
+        preferences = sum(len(state.live_preferences(player)) for player in (0, 1)) if not state.in_setup else 0
+        doubled = sum(1 for s in range(76) if boards == "both" and any(s in state.live_preferences(p) for p in (0, 1)))
+        assert sum(PARLIAMENT.judge(state)) == pytest.approx(seats - preferences - doubled)
