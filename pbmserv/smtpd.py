@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
+import math
 import os
 import resource
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any, AnyStr, cast
 
@@ -27,8 +28,10 @@ log = logging.getLogger(__name__)
 #: (asyncio's default, 100, dropped the connections of a crowd arriving at once)
 LISTEN_BACKLOG = 1024
 #: a session waiting this long for the client's next command may be closed
-#: to let a new one in when a limit on sessions is reached
-IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS = 1.0
+#: to let a new one in when a limit on sessions is reached (a real client
+#: answers within milliseconds; at 1 s a crowd of addresses replaced every
+#: idle session a second after it began, making sessions as fast as it could)
+IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS = 5.0
 #: bytes a client may send past the mail size limit before it is answered:
 #: more, and the session is closed (reading on to the end cost CPU for ever)
 SIZE_LIMIT_SLACK_BYTES = 64 * 1024
@@ -143,43 +146,59 @@ class SessionLimits:
     """The SMTP sessions open now, in all and by client address. At a limit
     a new session is let in only if one that counts towards that limit has
     waited long enough for its client's next command: that one is closed to
-    make room. At the limit in all, a client holding fewer sessions than
-    another is let in at the expense of the idlest session of the clients
-    holding the most, however briefly idle. So a crowd of idle or trickling
-    connections, even from many addresses, cannot keep everyone else out
-    for as long as the timeouts let it stay."""
+    make room. At the limit in all, a client holding none, or two fewer
+    than another, is let in at the expense of the idlest session of the
+    clients holding the most, however briefly idle. So a crowd of idle or
+    trickling connections, even from many addresses, cannot keep everyone
+    else out for as long as the timeouts let it stay; and clients one
+    session apart do not take sessions from each other in turn, each
+    making a session only for the next to close it.
+
+    A crowd asks for room hundreds of times a second, so the usual answer,
+    no, is found without looking at every session: how many clients hold
+    how many sessions is kept as they come and go, and so is a time before
+    which no session has been waiting (a session's wait only ever starts
+    later, see `LimitedSMTP.idle_since`)."""
 
     def __init__(self, most: int, most_per_client: int):
         self.most = most
         self.most_per_client = most_per_client
         self.open: defaultdict[str, set[LimitedSMTP]] = defaultdict(set)
         self.total = 0
+        #: how many clients hold so many sessions (0 for counts nobody holds)
+        self.holding: Counter[int] = Counter()
+        #: no session that is not storing has been idle since before this
+        self.idle_floor = -math.inf
 
     def enter(self, client: str, now: float) -> bool:
         """Whether a new session from `client` may come in (`add` it then), making room if a limit is reached."""
-        held = len(self.open[client])
-        most_held = max(len(sessions) for sessions in self.open.values())
-        fewer = False  # the client holds fewer sessions than another: that one's idlest makes room, idle long or not
+        held = len(self.open.get(client, ()))
+        most_held = max((count for count, clients in self.holding.items() if clients), default=0)
+        fewer = False  # the client holds none, or two fewer than another: that one's idlest makes room, idle long or not
         if held >= self.most_per_client:
             crowd: set[LimitedSMTP] | None = self.open[client]
-        elif self.total >= self.most and held < most_held:
+        elif self.total >= self.most and (held == 0 or held + 1 < most_held):
             crowd, fewer = set().union(*(sessions for sessions in self.open.values() if len(sessions) == most_held)), True
         elif self.total >= self.most:
+            if now - self.idle_floor < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
+                return False
             crowd = set().union(*self.open.values())
         else:
             crowd = None
         if crowd is not None:
             idlest = min((other for other in crowd if not other.storing), key=lambda other: other.idle_since, default=None)
             if idlest is None or not fewer and now - idlest.idle_since < IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS:
-                if not self.open[client]:
-                    del self.open[client]
+                if idlest is not None and len(crowd) == self.total:
+                    self.idle_floor = idlest.idle_since
                 return False
             self.leave(idlest, idlest.client)
             idlest.close_session("busy, closing idle session to make room")
         return True
 
     def add(self, session: LimitedSMTP, client: str) -> None:
-        self.open[client].add(session)
+        sessions = self.open[client]
+        self._recount(len(sessions), len(sessions) + 1)
+        sessions.add(session)
         self.total += 1
 
     def leave(self, session: LimitedSMTP, client: str) -> None:
@@ -187,10 +206,18 @@ class SessionLimits:
         sessions = self.open.get(client)
         if sessions is None or session not in sessions:
             return
+        self._recount(len(sessions), len(sessions) - 1)
         sessions.discard(session)
         self.total -= 1
         if not sessions:
             del self.open[client]
+
+    def _recount(self, before: int, after: int) -> None:
+        """A client went from holding `before` sessions to `after`."""
+        if before:
+            self.holding[before] -= 1
+        if after:
+            self.holding[after] += 1
 
 
 class LimitedSMTP(SMTP):
@@ -207,7 +234,9 @@ class LimitedSMTP(SMTP):
         self.limits = limits
         self.session_seconds = session_seconds
         self.client = client  # its address, as the limits count it
-        self.idle_since = self.loop.time()  # the last complete command (or the connection)
+        #: the last complete command, the connection, or the answer to a stored mail:
+        #: only ever later, which `SessionLimits.idle_floor` relies on
+        self.idle_since = self.loop.time()
         self.storing = False  # its mail is being stored: it waits for us, not we for it
         self.unanswered_bytes = 0
         self.errors = 0
@@ -232,7 +261,9 @@ class LimitedSMTP(SMTP):
 
     async def push(self, status: AnyStr) -> None:
         self.unanswered_bytes = 0
-        self.storing = False
+        if self.storing:  # the answer to its mail: from now on it is the client we wait for
+            self.storing = False
+            self.idle_since = self.loop.time()
         await super().push(status)
         if status[:1] in ("4", "5", b"4", b"5"):
             self.errors += 1

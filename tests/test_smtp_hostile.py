@@ -301,6 +301,24 @@ def test_at_the_limit_in_all_a_client_with_fewer_sessions_is_let_in_at_once(runt
     assert stored_senders(runtime) == ["alice@example.org"]
 
 
+def test_at_the_limit_in_all_clients_one_session_apart_do_not_take_turns_closing_each_others(runtime: Runtime) -> None:
+    """Before, a client holding one session fewer than another took that
+    one's idlest, and then the other took it back: under a crowd of
+    reconnecting addresses the listener made a session for every
+    connection only to close one again."""
+    with listening(runtime, max_sessions=3, max_sessions_per_client=1000) as port, ExitStack() as stack:
+        def connect(address: str) -> socket.socket:
+            return stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60, source_address=(address, 0)))
+
+        held = [connect("127.0.0.2"), connect("127.0.0.2"), connect("127.0.0.3")]
+        assert [greeting(connection)[:4] for connection in held] == [b"220 "] * 3
+        assert greeting(connect("127.0.0.3")).startswith(b"421 4.7.0 ")
+        for connection in held:
+            connection.sendall(b"NOOP\r\n")
+            assert connection.makefile("rb").readline()[:4] == b"250 "
+    assert stored_senders(runtime) == []
+
+
 def test_mail_data_that_goes_on_past_the_size_limit_is_cut_off(runtime: Runtime) -> None:
     """Before, it was read and thrown away to its end, which need never come."""
     runtime.settings = replace(runtime.settings, max_message_bytes=10_000)
