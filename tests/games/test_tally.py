@@ -14,6 +14,7 @@ import pytest
 
 from games.majority import MajorityState, Psychomachia
 from games.majority.rules import geometry
+from games.parliament import Parliament
 from games.plurality.board import layout_for
 from pbmserv.gamekit import Game, get_game
 from tests.games.test_parliament import EMPTY_UPPER, LOWER_RED, UPPER_RED, UPPER_TIE, changed, with_rows
@@ -23,7 +24,7 @@ from tests.games.test_plurality import position as plurality_position
 PLAYERS = ["alice", "bob"]
 PSYCHE = Psychomachia()
 PLURALITY = get_game("plurality")
-PARLIAMENT = get_game("parliament")
+PARLIAMENT = Parliament()
 
 OPTION_SETS: list[tuple[str, Mapping[str, str | None]]] = [
     ("majorities", {"size": "3"}),
