@@ -20,7 +20,7 @@ from functools import cache
 from math import comb
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT
-from games.parliament.chambers import LAYOUTS, Layout
+from games.parliament.chambers import Layout
 from games.parliament.state import State
 
 #: the most surrounding seats a seat has; a (lead, open seats) pair is kept as one index
@@ -98,7 +98,7 @@ def expected_seats(state: State) -> tuple[float, float]:
     red, blue, empty = _mask(board, _RED), _mask(board, _BLUE), _mask(board, _OPEN)
     red_total = 0.0
     seats = 0
-    for (around, weight), mark in zip(_surroundings(LAYOUTS[state.boards]), board):
+    for (around, weight), mark in zip(_surroundings(state.layout), board):
         table = _TABLES.get(mark)
         if table is None:
             continue  # a preference
