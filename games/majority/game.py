@@ -116,6 +116,13 @@ class Majority(Game):
         white, black = points(seen, final_holders(seen))
         return white - 0.5, black
 
+    def judge(self, state: MajorityState) -> tuple[float, ...]:
+        """The tally with every hidden stone revealed now. The bots judge
+        only states drawn from their own view, where both hidden stones are
+        known, and a stone hidden still counts at the end unless revealed
+        too late for a trick; the public tally would value neither."""
+        return self.tally(rules.revealed_now(state))
+
     def known_to(self, state: MajorityState, seat: int) -> MajorityState | None:
         return rules.known_to(state, seat) if state.hidden_variant else None
 

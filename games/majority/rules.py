@@ -169,6 +169,15 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
     )
 
 
+def revealed_now(state: MajorityState) -> MajorityState:
+    """`state` with every hidden stone still hidden revealed at the start of this turn."""
+    revealed_at = tuple(
+        state.placed if state.hidden_square(seat) is not None and at is None else at
+        for seat, at in enumerate(state.revealed_at)
+    )
+    return replace(state, revealed_at=(revealed_at[WHITE], revealed_at[BLACK]))
+
+
 def known_to(state: MajorityState, seat: int) -> MajorityState:
     """`state` as `seat` can know it. The opponent's hidden stone, until it
     is revealed, is hidden on an UNKNOWN square: it cannot be revealed, its

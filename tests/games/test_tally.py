@@ -2,7 +2,8 @@
 board's running tallies show it. Even at the start, on the winner's side at
 the end, and blind to a hidden stone nobody else can see. And `Game.judge`,
 the bots' reading of a position: the tally, but Plurality's and
-Parliament's own estimates."""
+Parliament's own estimates and Psychomachia's tally with the hidden
+stones revealed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from games.majority.rules import geometry
 from games.parliament import Parliament
 from games.plurality.board import layout_for
 from pbmserv.gamekit import Game, get_game
+from tests.games.test_majority import hidden as hidden_position
+from tests.games.test_majority import run as hidden_run
 from tests.games.test_parliament import EMPTY_UPPER, LOWER_RED, UPPER_RED, UPPER_TIE, changed, with_rows
 from tests.games.test_parliament import position as parliament_position
 from tests.games.test_plurality import position as plurality_position
@@ -157,7 +160,7 @@ def test_a_revealed_hidden_stone_counts() -> None:
 # -- Game.judge: how the bots read a position the tally reads badly -----------------
 
 
-def test_every_game_but_plurality_and_parliament_is_judged_by_its_tally() -> None:
+def test_every_game_is_judged_by_its_tally_but_those_with_an_estimate_of_their_own() -> None:
     rng = random.Random(3)
     for word, options in OPTION_SETS:
         game = get_game(word)
@@ -167,8 +170,24 @@ def test_every_game_but_plurality_and_parliament_is_judged_by_its_tally() -> Non
                 break
             seat = min(movers)
             state = game.play(state, seat, rng.choice(game.legal_moves(state, seat)))
-            if word not in ("plurality", "parliament"):
+            if word not in ("plurality", "parliament", "psychomachia"):
                 assert game.judge(state) == game.tally(state)
+
+
+def test_psychomachia_judges_with_both_hidden_stones_revealed_now() -> None:
+    state = hidden_position("a1", "b3", stones=8)
+    assert PSYCHE.tally(state) == (0.0, 0.0)
+    # each stone leads its row and its file: 1 point for each line
+    assert PSYCHE.judge(state) == (2.0, 2.0)
+
+
+def test_psychomachia_judges_a_hidden_completion_lost_once_its_owner_missed_the_deadline() -> None:
+    # White completed row 1 in secret and Black in public after: White keeps
+    # it by revealing at this turn's start, and loses it by placing without
+    state = hidden_run(hidden_position("a1", "a6", stones=4), "c1", "b1", "e1", "d1", "c3", "f1")
+    # row 1 is worth 4 to either: the trick and the other side's three stones on it
+    assert PSYCHE.judge(state) == PSYCHE.judge(hidden_run(state, "reveal", "e3")) == (7.0, 4.0)
+    assert PSYCHE.judge(hidden_run(state, "e3")) == (7.0 - 4, 4.0 + 4)
 
 
 def test_plurality_splits_an_open_region_between_the_nearer_stones() -> None:
