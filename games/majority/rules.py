@@ -152,21 +152,14 @@ def place(state: MajorityState, seat: int, square: int, *, revealing: bool = Fal
         stones = board[geo.line_slices[line]].count(STONE[seat]) + (line in hidden_lines)
         if stones == state.size // 2:  # a line has size / 2 squares of each colour
             completions[line] = state.placed
-    placed = state.placed + 1
-    revealed_at = state.revealed_at
-    if placed == 2 * state.stones:
-        revealed_at = (
-            _final_reveal(state.hidden_square(WHITE), revealed_at[WHITE], placed),
-            _final_reveal(state.hidden_square(BLACK), revealed_at[BLACK], placed),
-        )
-    return replace(
+    after = replace(
         state,
         board=board,
-        placed=placed,
-        revealed_at=revealed_at,
+        placed=state.placed + 1,
         completed_at=_set(state.completed_at, seat, tuple(completions)),
         last=(seat, "reveal,place" if revealing else "place", square),
     )
+    return revealed_now(after) if after.over else after
 
 
 def revealed_now(state: MajorityState) -> MajorityState:
@@ -175,6 +168,8 @@ def revealed_now(state: MajorityState) -> MajorityState:
         state.placed if state.hidden_square(seat) is not None and at is None else at
         for seat, at in enumerate(state.revealed_at)
     )
+    if revealed_at == state.revealed_at:
+        return state  # nothing hidden (plain Majority) or all revealed: no copy on the bots' hot path
     return replace(state, revealed_at=(revealed_at[WHITE], revealed_at[BLACK]))
 
 
@@ -238,10 +233,6 @@ def _completion_turn(state: MajorityState, side: int, line: int, rng: random.Ran
         latest -= 2  # their latest stone is elsewhere
     on_line = state.board[geo.line_slices[line]].count(STONE[side])
     return rng.randrange(2 * (on_line - 1) + side, latest + 1, 2)
-
-
-def _final_reveal(hidden: int | None, revealed_at: int | None, turn: int) -> int | None:
-    return turn if hidden is not None and revealed_at is None else revealed_at
 
 
 def _set(pair: tuple[T, T], seat: int, value: T) -> tuple[T, T]:
