@@ -105,10 +105,15 @@ def test_a_bot_lost_on_two_turns_resigns_politely_and_the_game_is_rated(runtime:
     assert status == "finished" and result is not None and result["winners"] == [0] and result["ratings"]
 
 
+# X (alice) a1 c3, O (the bot) b2: a drawn game, until O's a3 lets X's c1
+# threaten b1 and c2 at once
+BLUNDER_THEN_FORK = ["a1", "b2", "c3", "a3", "c1"]
+
+
 def test_one_lost_judgement_does_not_resign(runtime: Runtime, clock: FakeClock) -> None:
-    """The bot's turn before was not judged lost (alice had one threat), so
+    """The bot's turn before was not judged lost (it could still draw), so
     it plays on, though this turn is."""
-    start(runtime, clock, "alice bot", FORKED)
+    start(runtime, clock, "alice bot", BLUNDER_THEN_FORK)
     bots_round(runtime, clock)
     assert len(moves_of(runtime, "toy")) == 6 and moves_of(runtime, "toy")[-1][1] != "resign"
 

@@ -51,8 +51,10 @@ STRENGTHS = {
     "strong": Strength(iterations=250_000, seconds=4.5, ordered=True, playout_depth=None),
 }
 
-#: the UCB1 exploration weight, for rewards between 0 (loss) and 1 (win)
-EXPLORATION = 1.0
+#: the UCB1 exploration weight, for rewards between 0 (loss) and 1 (win):
+#: low, because the judge's win chances of good moves differ by hundredths
+#: (docs/decisions.md)
+EXPLORATION = 0.2
 #: a node may have 1 + WIDENING * sqrt(visits) children
 WIDENING = 2.0
 DRAW = 0.5

@@ -28,7 +28,7 @@ RESIGN_AFTER_OWN_MOVES = 2
 #: the comment below the bot's `resign`, which the players' board mail shows
 RESIGN_COMMENT = "Well played, and thank you for the game. I resign."
 #: a draw offer is accepted when the bot's win chance is at most this
-ACCEPT_DRAW_AT_MOST = 0.45
+ACCEPT_DRAW_AT_MOST = 0.5
 #: searches, each from a new draw of the hidden information, that judge a
 #: position with secrets in which the bot is not to move
 JUDGING_DRAWS = 3
