@@ -10,6 +10,7 @@ from functools import cache
 from itertools import combinations
 
 from pbmserv.gamekit import HexHexGrid, SquareGrid
+from pbmserv.gamekit.bitboard import Neighbourhood
 from pbmserv.gamekit.regions import connected_sets
 
 BLACK, WHITE = 0, 1
@@ -71,6 +72,8 @@ class Layout:
         self.labels = tuple(grid.label(cell) for cell in self.cells)
         self.index_of_label = {label: i for i, label in enumerate(self.labels)}
         self.neighbours = tuple(tuple(self.index[n] for n in grid.neighbours(cell)) for cell in self.cells)
+        self.neighbourhood = Neighbourhood(self.neighbours)
+        self.every_cell = (1 << len(self.cells)) - 1
         blocks_at: dict[int, list[tuple[int, ...]]] = {}
         for block in blocks:
             indices = tuple(sorted(self.index[c] for c in block))

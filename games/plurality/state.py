@@ -33,50 +33,34 @@ class Territory:
 
 def territories(layout: Layout, state: PluralityState) -> tuple[Territory, ...]:
     """Each connected region of empty points and its owner."""
-    return _territories(layout, state.ties, state.black, state.white)
+    return tuple(
+        Territory(tuple(bits_of(region)), owner) for region, owner in _territories(layout, state.ties, state.black, state.white)
+    )
 
 
 @lru_cache(maxsize=256)
-def _territories(layout: Layout, ties: str, black: int, white: int) -> tuple[Territory, ...]:
-    empty = -1
-    colours = [empty] * len(layout.cells)
-    for seat, stones in ((BLACK, black), (WHITE, white)):
-        for i in bits_of(stones):
-            colours[i] = seat
-    seen = [colour != empty for colour in colours]
+def _territories(layout: Layout, ties: str, black: int, white: int) -> tuple[tuple[int, int | None], ...]:
+    """Each empty region as a mask, ordered by its first cell, and its owner."""
     found = []
-    for start, already in enumerate(seen):
-        if already:
-            continue
-        seen[start] = True
-        region, frontier, border = [start], [start], set()
-        while frontier:
-            for n in layout.neighbours[frontier.pop()]:
-                if colours[n] != empty:
-                    border.add(n)
-                elif not seen[n]:
-                    seen[n] = True
-                    region.append(n)
-                    frontier.append(n)
-        black_count = sum(1 for n in border if colours[n] == BLACK)
-        white_count = len(border) - black_count
+    for region in layout.neighbourhood.parts(layout.every_cell & ~(black | white)):
+        border = layout.neighbourhood.around(region)
+        black_count, white_count = (border & black).bit_count(), (border & white).bit_count()
         if black_count != white_count:
             owner: int | None = BLACK if black_count > white_count else WHITE
         elif ties == "parity":
-            owner = BLACK if len(region) % 2 == 0 else WHITE
+            owner = BLACK if region.bit_count() % 2 == 0 else WHITE
         else:
             owner = None
-        found.append(Territory(tuple(sorted(region)), owner))
+        found.append((region, owner))
     return tuple(found)
 
 
 def territory_points(layout: Layout, state: PluralityState) -> tuple[int, int]:
     points = [0, 0]
-    for territory in territories(layout, state):
-        if territory.owner is not None:
-            points[territory.owner] += len(territory.cells)
+    for region, owner in _territories(layout, state.ties, state.black, state.white):
+        if owner is not None:
+            points[owner] += region.bit_count()
     return points[BLACK], points[WHITE]
-
 
 
 def estimated_points(layout: Layout, state: PluralityState) -> tuple[int, int]:
@@ -92,37 +76,31 @@ def estimated_points(layout: Layout, state: PluralityState) -> tuple[int, int]:
 def _estimate(layout: Layout, ties: str, black: int, white: int) -> tuple[int, int]:
     points = [0, 0]
     occupied = black | white
-    open_cells: set[int] = set()
-    for territory in _territories(layout, ties, black, white):
-        if _takes_a_drop(layout, territory.cells, occupied):
-            open_cells.update(territory.cells)
-        elif territory.owner is not None:
-            points[territory.owner] += len(territory.cells)
-    if open_cells:
-        nearest = [_distances(layout, stones, open_cells) for stones in (black, white)]
-        for cell in open_cells:
-            to_black, to_white = (distance.get(cell, len(layout.cells)) for distance in nearest)
-            if to_black != to_white:
-                points[BLACK if to_black < to_white else WHITE] += 1
-    return points[BLACK], points[WHITE]
+    open_cells = 0
+    for region, owner in _territories(layout, ties, black, white):
+        if _takes_a_drop(layout, region, occupied):
+            open_cells |= region
+        elif owner is not None:
+            points[owner] += region.bit_count()
+    nearer_black, nearer_white = layout.neighbourhood.nearer(black, white, open_cells)
+    return points[BLACK] + nearer_black.bit_count(), points[WHITE] + nearer_white.bit_count()
 
 
-def _takes_a_drop(layout: Layout, cells: tuple[int, ...], occupied: int) -> bool:
-    """Whether a drop is still legal in the region (in an open one the first shape looked at mostly is)."""
-    return any(layout.shapes[k].is_open(occupied) for i in cells for k in layout.shapes_holding[frozenset((i,))])
+def _takes_a_drop(layout: Layout, region: int, occupied: int) -> bool:
+    """Whether a drop is still legal in the region. Every three connected
+    cells of it are empty, so only a block the drop would fill can forbid
+    one; those blocks lie within two steps of the region, and the answer is
+    remembered for the region and the stones there (late in a game most
+    regions are closed, and the positions a bot judges share them)."""
+    if region.bit_count() < 3:
+        return False
+    near = layout.neighbourhood.around(region)
+    return _region_takes_a_drop(layout, region, occupied & (near | layout.neighbourhood.around(near)))
 
 
-def _distances(layout: Layout, stones: int, open_cells: set[int]) -> dict[int, int]:
-    """Steps from the nearest of `stones` to each of `open_cells` it reaches through them."""
-    found: dict[int, int] = {}
-    frontier, steps = bits_of(stones), 0
-    while frontier:
-        steps += 1
-        reached = []
-        for cell in frontier:
-            for neighbour in layout.neighbours[cell]:
-                if neighbour in open_cells and neighbour not in found:
-                    found[neighbour] = steps
-                    reached.append(neighbour)
-        frontier = reached
-    return found
+@lru_cache(maxsize=65536)
+def _region_takes_a_drop(layout: Layout, region: int, occupied: int) -> bool:
+    # in an open region the first shape looked at mostly is open
+    return any(
+        layout.shapes[k].is_open(occupied) for i in bits_of(region) for k in layout.shapes_holding[frozenset((i,))]
+    )
