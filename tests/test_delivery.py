@@ -220,7 +220,8 @@ def queue_replies(runtime: Runtime, count: int) -> None:
 
 def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Runtime, tmp_path: Path) -> None:
     """The maildir backend writes a batch into tmp/ and moves it into new/
-    at the end, after one sync: a reader sees every mail whole or none."""
+    at the end, after one sync: a reader sees every mail whole or none,
+    its lines ending in LF as a maildir's do."""
     maildir = tmp_path / "outbox"
     backend = runtime.delivery.backend = MaildirBackend(maildir)
     backend.send("pbmserv@localhost", "alice@example.org", b"Subject: one\r\n\r\nfirst\r\n")
@@ -229,7 +230,7 @@ def test_a_batch_lands_in_the_maildir_whole_and_only_when_it_is_safe(runtime: Ru
     backend.close()
     assert not list((maildir / "tmp").iterdir())
     box = mailbox.Maildir(maildir, create=False)
-    assert sorted(box.get_bytes(key) for key in box.keys()) == [b"Subject: one\r\n\r\nfirst\r\n", b"Subject: two\r\n\r\nsecond\r\n"]
+    assert sorted(box.get_bytes(key) for key in box.keys()) == [b"Subject: one\n\nfirst\n", b"Subject: two\n\nsecond\n"]
 
     queue_replies(runtime, 3)
     assert runtime.delivery.deliver_due() == 3

@@ -43,7 +43,9 @@ class MaildirBackend:
     which the folder is made with). Each mail is written into `tmp/`; at
     the end of the batch (`close`) the files reach the disk together and
     are then renamed into `new/`, so that a reader never sees half a mail,
-    and a mail the backend took survives a power cut.
+    and a mail the backend took survives a power cut. Lines end in LF, as
+    in any maildir (mail clients and shell tools read it as local text),
+    not in the CRLF of mail on the wire.
 
     `mailbox.Maildir.add` would fsync every mail by itself; each fsync
     commits the filesystem's journal, which under load costs more CPU than
@@ -64,7 +66,7 @@ class MaildirBackend:
             name = _unique_name()
             staged = os.path.join(self.path, "tmp", name)
             with open(staged, "xb") as handle:
-                handle.write(raw)
+                handle.write(raw.replace(b"\r\n", b"\n"))
         except OSError as error:
             self._made = False  # made again on the retry (say the folder was removed)
             raise TemporaryFailure(f"maildir {self.path}: {error}") from error
