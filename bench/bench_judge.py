@@ -1,7 +1,8 @@
 """What a bot's search costs per step, for every game word and option set
-of the strength benchmark: microseconds to play a move and to judge the
-position after it (what ranking a node's moves does for each move), and
-how many iterations the normal bot's search makes in its time.
+of the strength benchmark: microseconds to play a move, to judge the
+position after it (what ranking a node's moves does for each move) and to
+list the legal moves there (what every step of the search does), and how
+many iterations the normal bot's search makes in its time.
 
     .venv/bin/python bench/bench_judge.py [--positions K] [--only WORDS]
 
@@ -45,8 +46,9 @@ def position(game: Game, options: dict[str, str], rng: random.Random) -> Any:
     return rng.choice(choices)
 
 
-def costs(game: Game, state: Any, rng: random.Random) -> tuple[float, float, int]:
-    """(us to play a move, us to judge the position after it, iterations in the normal bot's time)"""
+def costs(game: Game, state: Any, rng: random.Random) -> tuple[float, float, float, int]:
+    """(us to play a move, to judge the position after it and to list the
+    moves there, iterations in the normal bot's time)"""
     seat = min(game.to_move(state))
     moves = game.legal_moves(state, seat)
     moves = rng.sample(moves, min(len(moves), MOVES_TIMED))
@@ -56,6 +58,10 @@ def costs(game: Game, state: Any, rng: random.Random) -> tuple[float, float, int
     for each in after:
         game.judge(each)
     judged = time.process_time()
+    going_on = [each for each in after if game.outcome(each) is None]
+    for each in going_on:
+        game.legal_moves(each, min(game.to_move(each)))
+    listed = time.process_time()
     iterations = 0
     iterate = search.iterate
 
@@ -69,7 +75,9 @@ def costs(game: Game, state: Any, rng: random.Random) -> tuple[float, float, int
         search.decide(game, state, seat, strength="normal", rng=rng, clock=time.process_time)
     finally:
         search.iterate = iterate
-    return 1e6 * (played - started) / len(moves), 1e6 * (judged - played) / len(moves), iterations
+    per_move = 1e6 / len(moves)
+    listing = 1e6 * (listed - judged) / len(going_on) if going_on else 0.0
+    return per_move * (played - started), per_move * (judged - played), listing, iterations
 
 
 def main() -> None:
@@ -79,15 +87,15 @@ def main() -> None:
     args = parser.parse_args()
     wanted = None if args.only is None else set(args.only.split(","))
     print(f"medians over {args.positions} positions; CPU time")
-    print(f"{'game':<38} {'play us':>8} {'judge us':>9} {'iterations':>10}")
+    print(f"{'game':<38} {'play us':>8} {'judge us':>9} {'moves us':>9} {'iterations':>10}")
     for word, options in MAIN_SETS + LARGE_SETS:
         if wanted is not None and word not in wanted and label(word, options) not in wanted:
             continue
         game = get_game(word)
         positions, searches = random.Random(1), random.Random(2)  # apart, so that both versions judge the same positions
         rows = [costs(game, position(game, dict(options), positions), searches) for _ in range(args.positions)]
-        play, judge, iterations = (statistics.median(column) for column in zip(*rows))
-        print(f"{label(word, options):<38} {play:>8.0f} {judge:>9.0f} {iterations:>10.0f}", flush=True)
+        play, judge, listing, iterations = (statistics.median(column) for column in zip(*rows))
+        print(f"{label(word, options):<38} {play:>8.0f} {judge:>9.0f} {listing:>9.0f} {iterations:>10.0f}", flush=True)
 
 
 if __name__ == "__main__":
