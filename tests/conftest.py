@@ -25,7 +25,7 @@ from pbmserv.store.database import normalise_url, upgrade
 from pbmserv.store.models import Base
 from pbmserv.store.spool import spool_file
 from pbmserv.worker import Worker
-from tests.mailtools import send
+from tests.mailtools import send, signup
 from tests.smtp_helpers import close_server, loop_thread
 from tests.toygame import Toy
 
@@ -140,8 +140,8 @@ def runtime(database_url: str, clock: FakeClock, key_file: str) -> Iterator[Runt
 @pytest.fixture
 def toy_boards(runtime: Runtime) -> Runtime:
     """alice and bob on toy board 101 (bob to move) and a finished board 102."""
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
     send(runtime, "alice@example.org", "toy challenge alice bob")

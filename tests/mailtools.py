@@ -32,6 +32,23 @@ def send(
     return send_raw(runtime, make_mail(sender, subject, body, headers=headers))
 
 
+def signup(
+    runtime: Runtime, userid: str, password: str, address: str | None = None,
+) -> list[tuple[str, EmailMessage]]:
+    """Sign `userid` up from `address` (default userid@example.org) and, if
+    the server asks that address to confirm, confirm it as a player would:
+    by replying to that mail. Returns every mail delivered on the way."""
+    address = address or f"{userid}@example.org"
+    replies = send(runtime, address, f"signup {userid} {password}")
+    requests = [
+        str(message["Subject"]) for recipient, message in replies
+        if recipient == address and str(message["Subject"]).startswith(f"confirm {userid} ")
+    ]
+    for subject in requests:
+        replies += send(runtime, address, f"Re: {subject}")
+    return replies
+
+
 def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, EmailMessage]]:
     parser = BytesParser(policy=policy.default)
     return [(recipient, parser.parsebytes(data)) for recipient, data in feed(runtime, raw, envelope_sender)]
