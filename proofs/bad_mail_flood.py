@@ -120,8 +120,15 @@ def run(args: argparse.Namespace, mails: int, receives: int, max_bytes: int, wor
     player = Player(port, PASSWORDS)
     for userid, password in PASSWORDS.items():
         player.send(userid, f"signup {userid} {password}", f"signup-{userid}@player.example")
-    player.challenge()
     deadline = time.monotonic() + 120
+    welcomes: dict[str, str] = {}
+    while len(welcomes) < len(PASSWORDS):  # each player confirms the address by replying to the welcome
+        assert time.monotonic() < deadline, "the signups were never answered:\n" + log_path.read_text()[-3000:]
+        time.sleep(0.2)
+        welcomes = {one.subject.split()[1]: one.subject for one in relayed(relay_log) if one.subject.startswith("confirm ")}
+    for userid, subject in welcomes.items():
+        player.send(userid, f"Re: {subject}", f"confirm-{userid}@player.example")
+    player.challenge()
     while not any("New Majorities Board 101" in one.subject for one in relayed(relay_log)):
         assert time.monotonic() < deadline, "the board was never made:\n" + log_path.read_text()[-3000:]
         time.sleep(0.2)

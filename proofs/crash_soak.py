@@ -142,7 +142,7 @@ def main() -> int:
         print(f"serve on 127.0.0.1:{serve.port} in {workdir}; {boards} boards, {moves} moves, {what}", flush=True)
         soak = Soak(serve.port, database, boards, moves, rng)
         began = time.monotonic()
-        soak.set_up(lambda fraction, text: progress(fraction, f"setting up: {text}"))
+        soak.set_up(lambda fraction, text: progress(fraction, f"setting up: {text}"), serve.maildir)
         print(f"set up {boards} boards and their {2 * boards} players by mail in {time.monotonic() - began:.1f} s", flush=True)
         disturb = restarting(cluster, 5.0, events) if cluster else killing(serve, kills, rng, events)
         delivered = Delivered(serve.maildir)

@@ -83,6 +83,15 @@ class Pipe:
             f"Message-ID: <proof-{os.getpid()}-{self.serial}@example.org>\r\nSubject: {subject}\r\n\r\nproof\r\n"
         ).encode()
 
+    def welcomes_answered(self) -> list[tuple[str, str]]:
+        """(sender, Subject) of a reply to each welcome in the outbox, which confirms the address it came to."""
+        replies = []
+        for path in (self.directory / "outbox" / "new").iterdir():
+            headers = dict(line.split(": ", 1) for line in path.read_text().split("\n\n")[0].splitlines() if ": " in line)
+            if headers.get("Subject", "").startswith("confirm "):
+                replies.append((headers["To"], f"Re: {headers['Subject']}"))
+        return replies
+
     def receive(self, sender: str, raw: bytes) -> tuple[float, float, int]:
         """One `pbmserv receive`: its wall and CPU seconds, and its exit status."""
         command = [PBMSERV, "--config", str(self.config), "receive", "--sender", sender]
@@ -156,9 +165,13 @@ def main() -> None:
 
 def prove(pipe: Pipe, url: str, one_by_one: int, helps: int, boards: int, twice: int) -> tuple[list[str], list[str]]:
     codes: Counter[int] = Counter()
-    setup = [("alice@example.org", "signup alice secret-a1"), ("bob@example.org", "signup bob secret-b2")]
+    signups = [("alice@example.org", "signup alice secret-a1"), ("bob@example.org", "signup bob secret-b2")]
+    for sender, subject in signups:
+        codes[pipe.receive(sender, pipe.mail(sender, subject))[2]] += 1
+    wait_until_answered(url, len(signups), 300)
+    setup = signups + pipe.welcomes_answered()  # each player confirms the address by replying to the welcome
     setup += [("alice@example.org", f"{GAME} challenge -size=3 alice bob")] * boards
-    for number, (sender, subject) in enumerate(setup, 1):
+    for number, (sender, subject) in enumerate(setup[len(signups):], len(signups) + 1):
         codes[pipe.receive(sender, pipe.mail(sender, subject))[2]] += 1
         progress(number, len(setup), "set-up")
     wait_until_answered(url, len(setup), 300)

@@ -11,6 +11,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.parser import BytesHeaderParser
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
@@ -59,6 +61,20 @@ def mail(userid: str, subject: str, message_id: str) -> bytes:
             "\r\n").encode()
 
 
+def welcome_replies(maildir: Path, signups: int) -> list[tuple[str, str, str]]:
+    """Each player's reply to the welcome of their signup (userid, Subject, Message-ID), once all have come."""
+    parser = BytesHeaderParser()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        new = maildir / "new"
+        subjects = [str(parser.parsebytes(path.read_bytes())["Subject"]) for path in new.iterdir()] if new.exists() else []
+        welcomes = [subject for subject in subjects if subject.startswith("confirm ")]
+        if len(welcomes) >= signups:
+            return [(subject.split()[1], f"Re: {subject}", f"<confirm-{subject.split()[1]}@soak>") for subject in welcomes]
+        time.sleep(0.2)
+    raise AssertionError(f"{signups} signups were not all welcomed within 120 s")
+
+
 class Soak:
     def __init__(self, port: int, database: Database, boards: int, moves: int, rng: random.Random):
         self.port = port
@@ -87,14 +103,15 @@ class Soak:
         with self._lock:
             self.message_ids.append(message_id)
 
-    def set_up(self, progress: Progress) -> None:
-        """An account for each player (two a board), and the boards, by mail; waits until they are processed."""
+    def set_up(self, progress: Progress, maildir: Path) -> None:
+        """An account for each player (two a board), confirmed by a reply to
+        its welcome, and the boards, by mail; waits until they are processed."""
         pairs = [(f"s{number}a", f"s{number}b") for number in range(self.board_count)]
         signups = [(uid, f"signup {uid} pw-{uid}", f"<signup-{uid}@soak>") for pair in pairs for uid in pair]
         options = " ".join(f"-{name}={value}" for name, value in OPTIONS.items())
         challenges = [(a, f"{GAME} challenge {options} {a} {b}", f"<challenge-{a}@soak>") for a, b in pairs]
-        # the challenges only once every account is made: under a backlog, players' mail goes before strangers' signups
-        for mails in (signups, challenges):
+        for step in (signups, "confirmations", challenges):
+            mails = welcome_replies(maildir, len(signups)) if isinstance(step, str) else step
             for done, (uid, subject, message_id) in enumerate(mails):
                 self._send(uid, subject, message_id, self.answers)
                 progress(done / len(mails), f"{done + 1} of {len(mails)} mails")

@@ -242,8 +242,11 @@ class Pair:
 
 
 def start(pair: Pair) -> None:
+    """Everyone signs up and confirms the address by replying to the welcome."""
     for userid, password in PASSWORDS.items():
-        pair.send(userid, f"signup {userid} {password}")
+        out_a, _ = pair.send(userid, f"signup {userid} {password}")
+        [welcome] = [sent.subject for sent in out_a if sent.subject.startswith(f"confirm {userid} ")]
+        pair.send(userid, f"Re: {welcome}")
 
 
 def subscribe_carol(pair: Pair) -> None:

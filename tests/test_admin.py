@@ -22,7 +22,7 @@ from pbmserv.cli.admin import cli as admin_cli
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import Board, OutboxMail, User
 from tests.conftest import START
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -81,8 +81,8 @@ def refused(env: dict[str, str], *args: str, stdin: str = "", code: int = 1) -> 
 def secret_board(runtime: Runtime) -> Runtime:
     """alice and bob on toy board 101 with secret squares (a1 and c3), then
     alice's move b2, so bob is to move."""
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
     send(runtime, "alice@example.org", "toy challenge -secret alice bob")
     send(runtime, "alice@example.org", "toy move 101 alice secret1 bonus a1")
     send(runtime, "bob@example.org", "toy move 101 bob secret2 bonus c3")
@@ -310,9 +310,9 @@ def test_set_address_replaces_the_addresses_confirmed(secret_board: Runtime, env
 def test_outbox_show_and_retry_say_what_they_did(secret_board: Runtime, env: dict[str, str]) -> None:
     shown = admin(env, "outbox", "show", "1")
     assert shown.startswith("id:               1\n")
-    assert "recipient:        alice@example.org\nkind:             answer\n" in shown
+    assert "recipient:        alice@example.org\nkind:             confirm\n" in shown
     assert "status:           sent\nattempts:         1\n" in shown
-    assert "\nSubject: pbmserv signup alice\n" in shown and "Welcome, alice." in shown
+    assert "\nSubject: confirm alice nx9zcu5zfa\n" in shown and "Welcome, alice." in shown
     assert "no outbox mail 999" in refused(env, "outbox", "show", "999")
 
     with secret_board.sessions.begin() as session:

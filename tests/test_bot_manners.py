@@ -26,9 +26,9 @@ from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail
 from tests.conftest import FakeClock
-from tests.mailtools import body, make_mail, send
+from tests.mailtools import body, make_mail, send, signup
 from tests.test_bots import moves_of
-from tests.test_cli import BIN, env_for, maildir_mails, receive
+from tests.test_cli import BIN, env_for, maildir_mails, receive, receive_signup
 
 #: enough search for the toy game's forced losses to show as such (below 0.03)
 ITERATIONS = 2000
@@ -67,7 +67,7 @@ def bots_round(runtime: Runtime, clock: FakeClock) -> list[tuple[str, EmailMessa
 def start(runtime: Runtime, clock: FakeClock, players: str, moves: list[str]) -> None:
     """A toy board 101 of alice and the bot, seated as `players` says,
     after `moves` in turn, the bot's handed in as its mails."""
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     send(runtime, "alice@example.org", f"toy challenge {players}")
     bot_seat = players.split().index("bot")
     for number, move in enumerate(moves):
@@ -121,7 +121,7 @@ def test_one_lost_judgement_does_not_resign(runtime: Runtime, clock: FakeClock) 
 def test_a_close_game_is_never_resigned(runtime: Runtime, clock: FakeClock) -> None:
     """alice plays the first free square of a fixed order to the end: the
     bot plays the whole game out."""
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     send(runtime, "alice@example.org", "toy challenge alice bot")
     while board_status(runtime)[0] == "active":
         taken = {move for _, move in moves_of(runtime, "toy")}
@@ -224,7 +224,8 @@ def test_a_proposal_is_answered_once_by_two_runners(runtime: Runtime, clock: Fak
 def test_a_bots_runner_killed_while_judging_a_draw_offer_answers_it_once(tmp_path: Path) -> None:
     """`pbmserv bots --once` killed (SIGKILL) while the strong bot judges a
     draw offer, then run twice more: the offer is answered once."""
-    for subject in ("signup alice secret1", "toy challenge -bot=strong alice bot", "toy move 101 alice secret1 b2"):
+    receive_signup(tmp_path, "alice", "secret1")
+    for subject in ("toy challenge -bot=strong alice bot", "toy move 101 alice secret1 b2"):
         assert receive(tmp_path, make_mail("alice@example.org", subject)).returncode == 0
     bots = [str(BIN / "pbmserv"), "bots", "--once"]
     assert subprocess.run(bots, env=env_for(tmp_path), cwd=tmp_path, timeout=120).returncode == 0  # its move

@@ -21,14 +21,14 @@ from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail, OutboxMail
 from tests.conftest import FakeClock
-from tests.mailtools import body, make_mail, send
-from tests.test_cli import BIN, env_for, maildir_mails, receive
+from tests.mailtools import body, make_mail, send, signup
+from tests.test_cli import BIN, env_for, maildir_mails, receive, receive_signup
 
 ITERATIONS = 50  # a fixed search: the same moves in every run
 
 
 def sign_up(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
 
 
 def bot_turns(runtime: Runtime) -> list[tuple[str, EmailMessage]]:
@@ -120,8 +120,8 @@ def test_timers_never_nag_the_bot(runtime: Runtime, clock: FakeClock) -> None:
 def test_a_bots_runner_killed_while_thinking_loses_no_turn_and_plays_none_twice(tmp_path: Path) -> None:
     """`pbmserv bots --once` killed (SIGKILL) in the middle of its search,
     then run again: the bot's turn is played exactly once."""
-    for subject in ("signup alice secret1", "toy challenge -bot=strong bot alice"):
-        assert receive(tmp_path, make_mail("alice@example.org", subject)).returncode == 0
+    receive_signup(tmp_path, "alice", "secret1")
+    assert receive(tmp_path, make_mail("alice@example.org", "toy challenge -bot=strong bot alice")).returncode == 0
     runner = subprocess.Popen([BIN / "pbmserv", "bots", "--once"], env=env_for(tmp_path), cwd=tmp_path, stderr=subprocess.PIPE)
     time.sleep(2.0)  # imports and the start of the strong bot's search of about 4.5 s
     runner.kill()

@@ -46,6 +46,14 @@ def receive(tmp_path: Path, raw: bytes, *, wait: bool = True, **extra: str) -> s
     )
 
 
+def receive_signup(tmp_path: Path, userid: str, password: str, address: str = "") -> None:
+    """`signup` through `pbmserv receive --wait`, and the reply to its welcome that confirms the address."""
+    address = address or f"{userid}@example.org"
+    assert receive(tmp_path, make_mail(address, f"signup {userid} {password}")).returncode == 0
+    [welcome] = [m for m in maildir_mails(tmp_path) if str(m["Subject"]).startswith(f"confirm {userid} ")]
+    assert receive(tmp_path, make_mail(address, f"Re: {welcome['Subject']}")).returncode == 0
+
+
 def admin(tmp_path: Path, *args: str) -> str:
     result = subprocess.run(
         [BIN / "pbmserv-admin", *args], env=env_for(tmp_path), cwd=tmp_path, capture_output=True, timeout=60, text=True,
@@ -62,9 +70,9 @@ def maildir_mails(tmp_path: Path) -> list[EmailMessage]:
 
 
 def test_a_game_through_pbmserv_receive_into_a_maildir(tmp_path: Path) -> None:
+    receive_signup(tmp_path, "alice", "secret1")
+    receive_signup(tmp_path, "bob", "secret2")
     conversation = [
-        ("alice@example.org", "signup alice secret1"),
-        ("bob@example.org", "signup bob secret2"),
         ("alice@example.org", "toy challenge -secret alice bob"),
         ("alice@example.org", "toy move 101 alice secret1 bonus a1"),
         ("bob@example.org", "toy move 101 bob secret2 bonus c3"),
@@ -84,14 +92,14 @@ def test_a_game_through_pbmserv_receive_into_a_maildir(tmp_path: Path) -> None:
     assert "Your secret square: c3" in finals["bob@example.org"]
     assert "c3" not in finals["alice@example.org"].split("Moves:")[0]
     assert all(m["Auto-Submitted"] == "auto-replied" and m["In-Reply-To"] for m in mails)
-    assert len(mails) == 2 + 2 * 6  # two welcomes, then every step to both players
+    assert len(mails) == 2 * 2 + 2 * 6  # two welcomes and their confirmations, then every step to both players
 
     assert "101" in admin(tmp_path, "games", "list")
     exported = json.loads(admin(tmp_path, "games", "export", "toy", "101"))
     assert [m["text"] for m in exported["moves"]] == ["bonus a1", "bonus c3", "b2", "a3", "resign"]
     assert "replay to the stored state" in admin(tmp_path, "games", "replay", "toy", "101")
     stats = json.loads(admin(tmp_path, "--json", "stats"))
-    assert stats["inbound_done"] == len(conversation) and stats["outbox_sent"] == len(mails)
+    assert stats["inbound_done"] == len(conversation) + 4 and stats["outbox_sent"] == len(mails)  # and the signups
 
 
 def test_receive_exits_75_when_the_mail_cannot_be_stored(tmp_path: Path) -> None:

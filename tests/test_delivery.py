@@ -25,7 +25,7 @@ from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
 from pbmserv.worker import Worker
 from tests.conftest import TEST_PASSWORD_COST, FakeClock
-from tests.mailtools import send
+from tests.mailtools import signup
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
 
 
@@ -87,8 +87,8 @@ def test_an_unreachable_relay_is_retried_with_growing_delays_then_given_up(runti
 def test_board_mails_reach_every_player_through_the_relay(runtime: Runtime) -> None:
     sink = ScriptedSink([])
     with smtp_server(lambda: sink) as port:
-        send(runtime, "alice@example.org", "signup alice secret1")
-        send(runtime, "bob@example.org", "signup bob secret2")
+        signup(runtime, "alice", "secret1")
+        signup(runtime, "bob", "secret2")
         runtime.delivery.backend = SmtpBackend("127.0.0.1", port)
         runtime.intake.store(b"From: alice@example.org\r\nSubject: toy challenge alice bob\r\nMessage-ID: <c@x>\r\n\r\n\r\n")
         runtime.processor.process_pending()

@@ -51,6 +51,7 @@ from tests.hostile_corpus import (
     Step,
     alice_after_guessing,
     mails_of,
+    player_mail,
     replay,
     setup,
 )
@@ -288,6 +289,20 @@ class Replay:
         return self.server.log.read_text(errors="replace")[-size:]
 
 
+def confirmations(run: Replay, signups: list[PlayerMail]) -> list[PlayerMail]:
+    """Each player's reply to the welcome of their signup, which confirms their address."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        welcomes = {mail.recipient: mail.subject for mail in delivered(run.server.maildir) if mail.subject.startswith("confirm ")}
+        if len(welcomes) == len(signups):
+            return [
+                player_mail(signup.player, f"setup-confirm-{signup.player.userid}", f"Re: {welcomes[signup.player.address]}")
+                for signup in signups
+            ]
+        time.sleep(0.2)
+    pytest.fail(f"the signups were not answered within 60s\n--- serve log tail:\n{run.log_tail()}", pytrace=False)
+
+
 def setup_done(run: Replay, setup: list[PlayerMail]) -> None:
     """The set-up is processed and made its three boards, or the test stops here."""
     deadline = time.monotonic() + 60
@@ -498,7 +513,10 @@ def run_replay(database_url: str, workdir: Path, steps: list[Step]) -> tuple[Rep
     started = time.monotonic()
     run.server.start()
     try:
-        run.send(players_setup)
+        signups, challenges = players_setup[:2], players_setup[2:]
+        run.send(signups)
+        run.send(confirmations(run, signups))
+        run.send(challenges)
         setup_done(run, players_setup)
         run.send(steps[len(players_setup):])
         run.notes.append(f"{sent} mails sent in {time.monotonic() - started:.1f}s")

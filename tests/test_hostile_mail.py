@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 from datetime import datetime
+from email import policy
+from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from pbmserv.config import load_settings
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.runtime import Runtime
 from pbmserv.service import guesses
@@ -23,7 +26,7 @@ from pbmserv.service.output import Composed
 from pbmserv.service.processor import Processor
 from pbmserv.store.key import ServerKey
 from pbmserv.store.models import InboundMail, Move, User
-from tests.mailtools import body, make_mail, send, send_raw
+from tests.mailtools import body, make_mail, send, send_raw, signup
 from tests.test_cli import BIN, admin, env_for
 from tests.test_reliability import CrashingToy
 
@@ -136,7 +139,7 @@ def test_an_operator_fails_a_pending_mail_and_retries_it(tmp_path: Path) -> None
 
 # -- M3: change address, and the cause of a failure ----------------------------------
 def test_change_address_keeps_an_address_and_adds_another(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     replies = send(runtime, "alice@example.org", "change address alice secret1 alice@example.org alice@home.example")
     assert "pbmserv change address alice" in [str(message["Subject"]) for _, message in replies]
     with runtime.sessions() as session:
@@ -146,8 +149,8 @@ def test_change_address_keeps_an_address_and_adds_another(runtime: Runtime) -> N
 
 def test_the_cause_of_a_failure_is_kept_when_its_apology_is_held_back(runtime: Runtime) -> None:
     runtime.processor.catalog = Catalog([CrashingToy()])
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "alice@example.org", "toy move 101 alice secret1 b2")
     for _ in range(runtime.settings.error_replies_per_hour):
@@ -169,8 +172,8 @@ def test_an_account_takes_only_mailboxes(runtime: Runtime, address: str) -> None
 
 
 def test_a_forged_sender_cannot_lift_a_players_reject(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
     send(runtime, "bob@example.org", "toy reject bob secret2")
     [(recipient, message)] = send(runtime, "bob@example.org", "toy challenge bob alice")
     assert (recipient, str(message["Subject"])) == ("bob@example.org", "Toy Error")
@@ -258,7 +261,7 @@ def test_an_account_sends_a_bounded_number_of_messages_an_hour(toy_boards: Runti
 
 
 def test_relayed_mail_to_one_address_is_capped(toy_boards: Runtime) -> None:
-    send(toy_boards, "carol@example.org", "signup carol secret3")
+    signup(toy_boards, "carol", "secret3")
     to_bob = []
     for sender, userid, password in [("alice@example.org", "alice", "secret1")] * 20 + [("carol@example.org", "carol", "secret3")] * 11:
         replies = send(toy_boards, sender, f"message {userid} {password} bob", "hello")
@@ -277,7 +280,7 @@ def test_a_player_is_named_in_a_bounded_number_of_new_boards_an_hour(toy_boards:
 def test_a_third_partys_challenge_copy_to_a_forged_sender_is_capped(runtime: Runtime) -> None:
     players = [f"p{n}" for n in range(10)]
     for userid in players:
-        send(runtime, f"{userid}@example.org", f"signup {userid} secret-{userid}")
+        signup(runtime, userid, f"secret-{userid}")
     pairs = [(a, b) for a in players for b in players if a < b][:35]  # no player in more than 10 boards
     to_victim = 0
     for start in range(0, len(pairs), 20):
@@ -390,20 +393,28 @@ def test_no_database_file_ever_holds_a_password_in_clear(tmp_path: Path) -> None
     log, the spool and its log), not even for a moment."""
     runtime = Runtime(load_settings(environ=env_for(tmp_path, PBMSERV_MAIL_BACKEND="memory")))
     runtime.upgrade_schema()
+    signups = [make_mail("alice@example.org", "signup alice Zq7-alice"), make_mail("bob@example.org", "signup bob Zq7-bob")]
     mails = [
-        make_mail("alice@example.org", "signup alice Zq7-alice"),
-        make_mail("bob@example.org", "signup bob Zq7-bob"),
         make_mail("alice@example.org", "multiple", "toy challenge alice bob\ntoy move 101 alice Zq7-alice b2"),
         make_mail("bob@example.org", "toy move 101 bob Zq7-bob a1", "my password is Zq7-bob"),
         make_mail("bob@example.org", "toy move 101 bob Zq7-wrong c3"),
     ]
+    backend = runtime.backend
+    assert isinstance(backend, MemoryBackend)
     try:
-        runtime.intake.accept([(raw, None, "") for raw in mails])
-        files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
-        assert any(path.name.endswith("-spool") for path in files)
-        for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
-            assert [path.name for path in files if password in path.read_bytes()] == [], "in the spool"
-        runtime.processor.process_pending()
+        for group in (signups, "the welcomes answered", mails):
+            if isinstance(group, str):
+                parser = BytesParser(policy=policy.default)
+                welcomes = [(to, str(parser.parsebytes(raw)["Subject"])) for to, raw in backend.sent]
+                group = [make_mail(to, f"Re: {subject}") for to, subject in welcomes if subject.startswith("confirm ")]
+                assert len(group) == 2
+            runtime.intake.accept([(raw, None, "") for raw in group])
+            files = sorted(path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db"))
+            assert any(path.name.endswith("-spool") for path in files)
+            for password in (b"Zq7-alice", b"Zq7-bob", b"Zq7-wrong"):
+                assert [path.name for path in files if password in path.read_bytes()] == [], "in the spool"
+            runtime.processor.process_pending()
+            runtime.delivery.deliver_due()
     finally:
         runtime.close()
     with Runtime(load_settings(environ=env_for(tmp_path, PBMSERV_MAIL_BACKEND="memory"))).sessions() as session:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 from tests.toygame import Toy, ToyMove, ToyState
 
 
@@ -32,8 +32,8 @@ class CountingToy(Toy):
 def test_a_move_mail_reads_the_move_and_the_board_once(runtime: Runtime) -> None:
     toy = CountingToy()
     runtime.processor.catalog = Catalog([toy])
-    send(runtime, "alice@example.org", "signup alice secret1")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
     send(runtime, "alice@example.org", "toy challenge alice bob -secret")
     send(runtime, "alice@example.org", "toy move 101 alice secret1 Bonus  C3")
     toy.calls.clear()

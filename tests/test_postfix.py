@@ -237,12 +237,13 @@ def test_relay_to_serve_and_replies_out_through_postfix(public_dir: Path, tmp_pa
             replies = {str(m["Subject"]): m for m in received(sink)}
             with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
                 client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "signup bob secret2"))
+            confirm_by_reply(postfix, sink, "bob")
             reply_to_play(postfix, sink)
         finally:
             serve.terminate()
             serve.wait(timeout=30)
             postfix.stop()
-    assert set(replies) == {"pbmserv signup alice", "pbmserv help"}, replies.keys()
+    assert {subject.rsplit(" ", 1)[0] for subject in replies} == {"confirm alice", "pbmserv"}, replies.keys()
     for message in replies.values():
         assert message["To"] == "alice@example.org" and message["From"] == GAME
         assert "postfix.example.test" in str(message["Received"]), "the reply came through Postfix"
@@ -264,28 +265,50 @@ def test_pipe_to_receive_as_another_user(public_dir: Path) -> None:
                 client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "signup bob secret2"))
             wait_for(lambda: len(sink.accepted) >= 1, "the reply at the players' server", postfix.log)
             [reply] = received(sink)
+            confirm_by_reply(postfix, sink, "bob")
             reply_to_play(postfix, sink)
         finally:
             postfix.stop()
-    assert reply["Subject"] == "pbmserv signup bob", reply.get_content()
+    assert str(reply["Subject"]).startswith("confirm bob "), reply.get_content()
     assert reply["To"] == "bob@example.org"
     assert "Welcome, bob." in reply.get_content()
     assert (data / "pbmserv.db").stat().st_uid == user.pw_uid, "pbmserv ran as the pipe's user"
+
+
+def mails_to(sink: ScriptedSink, address: str) -> list[EmailMessage]:
+    return [mail for mail in received(sink) if str(mail["To"]) == address]
+
+
+def confirm_by_reply(postfix: Postfix, sink: ScriptedSink, userid: str) -> None:
+    """USERID@example.org, signed up, replies through Postfix to its welcome, which confirms the address."""
+    address = f"{userid}@example.org"
+
+    def welcomes() -> list[str]:
+        return [str(m["Subject"]) for m in mails_to(sink, address) if str(m["Subject"]).startswith(f"confirm {userid} ")]
+
+    wait_for(lambda: welcomes() != [], f"{userid}'s welcome", postfix.log)
+    with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
+        client.sendmail(address, [GAME], player_mail(address, f"Re: {welcomes()[0]}"))
+    wait_for(
+        lambda: any(str(m["Subject"]) == f"pbmserv confirm {userid}" for m in mails_to(sink, address)),
+        f"{userid}'s address confirmed", postfix.log,
+    )
 
 
 def reply_to_play(postfix: Postfix, sink: ScriptedSink) -> None:
     """bob (signed up) challenges carol; carol answers her board mail with
     the move alone, to its Reply-To, and it is played; a forged reply
     address is bounced to its sender."""
-    def mails_to(address: str) -> list[EmailMessage]:
-        return [mail for mail in received(sink) if str(mail["To"]) == address]
+    def to_carol() -> list[EmailMessage]:
+        return [mail for mail in mails_to(sink, "carol@example.org") if "Board" in str(mail["Subject"])]
 
     with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
         client.sendmail("carol@example.org", [GAME], player_mail("carol@example.org", "signup carol secret3"))
-        wait_for(lambda: len(mails_to("carol@example.org")) == 1, "carol's signup", postfix.log)
+    confirm_by_reply(postfix, sink, "carol")
+    with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
         client.sendmail("bob@example.org", [GAME], player_mail("bob@example.org", "majorities challenge carol bob"))
-        wait_for(lambda: len(mails_to("carol@example.org")) == 2, "carol's board mail", postfix.log)
-        board_mail = mails_to("carol@example.org")[1]
+        wait_for(lambda: len(to_carol()) == 1, "carol's board mail", postfix.log)
+        board_mail = to_carol()[0]
         address = str(board_mail["Reply-To"])
         assert address.startswith("games+majorities-") and address.endswith("@example.test"), address
         move = board_mail.get_content().rstrip().rsplit(" ", 1)[1]  # the example move of the line to paste
@@ -293,12 +316,12 @@ def reply_to_play(postfix: Postfix, sink: ScriptedSink) -> None:
         answer.replace_header("To", address)
         answer.set_content(f"{move}\n\nbob wrote:\n> {board_mail.get_content().splitlines()[0]}\n")
         client.sendmail("carol@example.org", [address], answer.as_bytes())
-        wait_for(lambda: len(mails_to("carol@example.org")) == 3, "carol's move played", postfix.log)
-        assert "It is bob's turn." in mails_to("carol@example.org")[2].get_content()
+        wait_for(lambda: len(to_carol()) == 2, "carol's move played", postfix.log)
+        assert "It is bob's turn." in to_carol()[1].get_content()
         forged = address.rsplit("-", 1)[0] + "-" + "a" * 16 + "@example.test"
         client.sendmail("mallory@example.org", [forged], player_mail("mallory@example.org", "a1"))
-        wait_for(lambda: mails_to("mallory@example.org") != [], "the bounce of a forged reply address", postfix.log)
-    [bounce] = mails_to("mallory@example.org")
+        wait_for(lambda: mails_to(sink, "mallory@example.org") != [], "the bounce of a forged reply address", postfix.log)
+    [bounce] = mails_to(sink, "mallory@example.org")
     report = " ".join(bounce.as_string().split())
     assert "Status: 5.1.1" in report and "not a valid reply address" in report
 

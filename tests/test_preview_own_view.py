@@ -14,7 +14,7 @@ from games.majority import MajorityState, Psychomachia
 from games.parliament import Parliament
 from pbmserv.gamekit import Game
 from pbmserv.runtime import Runtime
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 
 PSYCHE = Psychomachia()
 PARLIAMENT = Parliament()
@@ -29,7 +29,7 @@ def flat(text: str) -> str:
 
 def sign_up(runtime: Runtime) -> None:
     for userid in PLAYERS:
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
 
 
 def play(runtime: Runtime, game: str, board: int, moves: list[tuple[str, str]]) -> None:

@@ -37,7 +37,7 @@ from pbmserv.protocol.errors import (
     UnknownCommand,
 )
 from pbmserv.runtime import Runtime
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 
 GAMES = ("majorities", "toy")
 
@@ -224,7 +224,7 @@ def test_an_option_written_apart_from_a_word_value_is_refused_with_how_to_write_
     runtime: Runtime, subject: str, says: str, fixed: str,
 ) -> None:
     for userid in ("alice", "bob", "upper"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} secret")
+        signup(runtime, userid, "secret")
     [(_, reply)] = send(runtime, "alice@example.org", subject)
     text = " ".join(body(reply).split())
     assert "Error" in reply["Subject"] and says in text

@@ -14,7 +14,7 @@ from pbmserv.protocol.commands import BoardRef, Preview, Proposal, Queue
 from pbmserv.protocol.errors import BadArgument, MissingArgument
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import Board, Move, QueuedMove, Rating
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 from tests.test_reliability import snapshot
 from tests.toygame import Toy
 
@@ -41,7 +41,7 @@ def board_101(runtime: Runtime) -> tuple[Board, list[Move], list[QueuedMove]]:
 def game_on(runtime: Runtime) -> Runtime:
     """alice (X, to move) and bob (O) on toy board 101; carol watches."""
     for userid in ("alice", "bob", "carol"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "carol@example.org", "toy subscribe 101 carol carol-pw")
     return runtime

@@ -13,7 +13,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service.ratings import new_rating, pair_score
 from pbmserv.store.models import Rating, User
 from tests.conftest import FakeClock
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 
 DRAWN_GAME = ("a3", "b3", "c3", "a2", "b2", "a1", "c2", "c1", "b1")
 
@@ -77,7 +77,7 @@ def test_no_passwords_in_the_queries() -> None:
 @pytest.fixture
 def players(runtime: Runtime) -> Runtime:
     for userid in ("alice", "bob", "carol"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
     return runtime
 
 

@@ -44,7 +44,7 @@ from pbmserv.service.reply_addresses import (
 from pbmserv.store import users
 from pbmserv.store.key import ServerKey, is_sealed
 from pbmserv.store.models import InboundMail, OutboxMail
-from tests.mailtools import body, make_mail, send
+from tests.mailtools import body, make_mail, send, signup
 from tests.test_cli import BIN, env_for, maildir_mails, receive
 from tests.test_smtpd import settle, wait_for_mail
 
@@ -96,7 +96,7 @@ def reply_to(message: EmailMessage) -> str:
 
 def test_each_player_gets_their_own_address_and_a_subscriber_none(runtime: Runtime) -> None:
     for userid in ("alice", "bob", "carol"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "carol@example.org", "toy subscribe 101 carol carol-pw")
     mails = dict(send(runtime, "alice@example.org", "toy move 101 alice alice-pw b2"))

@@ -16,7 +16,7 @@ from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.help import COMMAND_HELP
 from pbmserv.store.models import GamePolicy, InboundMail, OutboxMail, Subscription
-from tests.mailtools import body, send
+from tests.mailtools import body, send, signup
 from tests.test_reliability import snapshot
 from tests.toygame import Toy
 
@@ -42,7 +42,7 @@ def everything(runtime: Runtime) -> dict[str, list[Any]]:
 def watched(runtime: Runtime) -> Runtime:
     """alice and bob on a secret toy board 101 (alice chose her square), carol subscribed."""
     for userid in ("alice", "bob", "carol", "dave"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
     send(runtime, "alice@example.org", "toy challenge -secret alice bob")
     send(runtime, "carol@example.org", "toy subscribe 101 carol carol-pw")
     return runtime
@@ -95,8 +95,8 @@ def test_subscribe_all_skips_boards_the_follower_plays(watched: Runtime) -> None
 
 def test_all_show_covers_every_game_type(runtime: Runtime) -> None:
     runtime.processor.catalog = Catalog([Toy(), OtherToy()])
-    send(runtime, "alice@example.org", "signup alice alice-pw")
-    send(runtime, "bob@example.org", "signup bob bob-pw")
+    signup(runtime, "alice", "alice-pw")
+    signup(runtime, "bob", "bob-pw")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     send(runtime, "alice@example.org", "other challenge bob alice")
     [(_, message)] = send(runtime, "carol@example.org", "all show alice")

@@ -17,12 +17,12 @@ from pbmserv.store.prepared import PLAIN
 from pbmserv.store.records import ADDRESSES
 from pbmserv.store.users import AddressRecord
 from tests.conftest import FakeClock
-from tests.mailtools import send
+from tests.mailtools import send, signup
 
 
 def test_the_addresses_of_many_users_are_read_in_one_query(runtime: Runtime) -> None:
     send(runtime, "alice@example.org", "signup alice secret1 alice@example.org alice@home.example")
-    send(runtime, "bob@example.org", "signup bob secret2")
+    signup(runtime, "bob", "secret2")
     seen: list[str] = []
     event.listen(runtime.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
     with runtime.engine.execution_options(**{PLAIN: True}).begin() as connection:  # where events see the statements
@@ -32,7 +32,7 @@ def test_the_addresses_of_many_users_are_read_in_one_query(runtime: Runtime) -> 
 
 
 def test_the_addresses_of_very_many_users_take_a_query_for_each_group(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     seen: list[str] = []
     event.listen(runtime.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
     userids = [f"player{number}" for number in range(records.MOST_USERIDS_A_QUERY)] + ["alice"]
@@ -52,7 +52,7 @@ def test_only_the_store_imports_sqlalchemy() -> None:
 
 
 def test_an_address_kept_keeps_its_row_and_its_confirmation(runtime: Runtime, clock: FakeClock) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     with runtime.engine.begin() as connection:
         alice = records.find_account(connection, "alice")
         assert alice is not None
@@ -68,7 +68,7 @@ def test_an_address_kept_keeps_its_row_and_its_confirmation(runtime: Runtime, cl
 
 
 def test_a_policy_is_stored_once_and_then_changed(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1")
+    signup(runtime, "alice", "secret1")
     with runtime.engine.begin() as connection:
         alice = records.find_account(connection, "alice")
         assert alice is not None

@@ -25,7 +25,7 @@ from pbmserv.store import records
 from pbmserv.store.models import Board
 from pbmserv.worker import Worker
 from tests.conftest import FakeClock
-from tests.mailtools import body, make_mail, send
+from tests.mailtools import body, make_mail, send, signup
 from tests.test_cli import admin, receive
 
 
@@ -73,7 +73,7 @@ def days(runtime: Runtime, count: float) -> None:
 def waiting(runtime: Runtime) -> Runtime:
     """Toy board 101, alice to move since the start."""
     for userid in ("alice", "bob"):
-        send(runtime, f"{userid}@example.org", f"signup {userid} {userid}-pw")
+        signup(runtime, userid, f"{userid}-pw")
     send(runtime, "alice@example.org", "toy challenge alice bob")
     return runtime
 

@@ -29,15 +29,12 @@ def _check_password(password: str, usage: str) -> None:
 
 def _set_addresses(ctx: Context, user: Account, addresses: tuple[str, ...], usage: str) -> list[AddressRecord]:
     """The account's addresses become `addresses`, in that order, and are
-    returned. An address it had keeps whether it is confirmed. The address
-    the mail comes from is confirmed by it; any other new address waits for
-    its confirmation code."""
-    wanted = replace_addresses(users.addresses_of(ctx.connection, user.id), _checked_addresses(addresses, usage))
-    confirmed = [
-        replace(a, confirmed_at=ctx.now) if a.address == ctx.sender and a.confirmed_at is None else a for a in wanted
-    ]
-    users.write_addresses(ctx.connection, user.id, confirmed)
-    return confirmed
+    returned. An address it had keeps whether it is confirmed; a new one,
+    the one the mail comes from included, waits for its confirmation code:
+    a From line proves nothing (docs/decisions.md, "Proof before privilege")."""
+    written = replace_addresses(users.addresses_of(ctx.connection, user.id), _checked_addresses(addresses, usage))
+    users.write_addresses(ctx.connection, user.id, written)
+    return written
 
 
 def replace_addresses(had: list[AddressRecord], wanted: list[str]) -> list[AddressRecord]:
@@ -77,27 +74,44 @@ def _confirmation_code(ctx: Context, user: Account, address: str) -> str:
     return ctx.key.code("confirm address", str(user.id), address)
 
 
-def _confirmation_requests(ctx: Context, user: Account, addresses: list[AddressRecord]) -> list[Reply]:
+def _confirmation_requests(
+    ctx: Context, user: Account, addresses: list[AddressRecord], welcome: bool = False,
+) -> list[Reply]:
     """A mail to each address of the account that waits to be confirmed
-    (at most one a day reaches an address: `service.rates`)."""
+    (at most one a day reaches an address: `service.rates`). With
+    `welcome`, the one to the address a signup came from is its welcome."""
     requests = []
     for address in (a.address for a in addresses if a.confirmed_at is None):
         code = _confirmation_code(ctx, user, address)
-        body = "\n\n".join([
-            wrap(
-                f"Someone asked the play-by-email server {ctx.settings.address} to send the mail of the account "
-                f"'{user.userid}' to this address, {address}.", hang="",
-            ),
-            wrap(
-                "If that was you, reply to this mail and keep its Subject, or send a mail to "
-                f"{ctx.settings.address} with the Subject: confirm {user.userid} {code}", hang="",
-            ),
-            wrap(
-                "If it was not you, there is nothing to do: no other mail of the account comes here unless the "
-                "address is confirmed.", hang="",
-            ),
-        ]) + "\n"
-        requests.append(Reply((address,), f"confirm {user.userid} {code}", body, "confirm"))
+        command = f"confirm {user.userid} {code}"
+        how = f"reply to this mail and keep its Subject, or send a mail to {ctx.settings.address} with the Subject: {command}"
+        if welcome and address == ctx.sender:
+            paragraphs = [
+                wrap(
+                    f"Welcome, {user.userid}. Your account on the play-by-email server {ctx.settings.address} is "
+                    f"ready. Before it gets any mail at this address, {address}, or anybody can challenge you, "
+                    f"confirm that the address is yours: {how}", hang="",
+                ),
+                "Send 'list' for the games on this server and 'help' for the commands.\n"
+                "Keep your password to yourself: every move you send needs it.",
+                wrap(
+                    "If you did not sign up, there is nothing to do: no other mail of the account comes here unless "
+                    "the address is confirmed.", hang="",
+                ),
+            ]
+        else:
+            paragraphs = [
+                wrap(
+                    f"Someone asked the play-by-email server {ctx.settings.address} to send the mail of the account "
+                    f"'{user.userid}' to this address, {address}.", hang="",
+                ),
+                wrap(f"If that was you, {how}", hang=""),
+                wrap(
+                    "If it was not you, there is nothing to do: no other mail of the account comes here unless the "
+                    "address is confirmed.", hang="",
+                ),
+            ]
+        requests.append(Reply((address,), command, "\n\n".join(paragraphs) + "\n", "confirm"))
     return requests
 
 
@@ -114,16 +128,16 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
     _checked_addresses(addresses, usage)  # before the password is hashed
     user = users.insert_account(ctx.connection, command.userid, ctx.passwords.hash(command.password), ctx.now)
     written = _set_addresses(ctx, user, addresses, usage)
+    requests = _confirmation_requests(ctx, user, written, welcome=True)
+    if ctx.sender in addresses:  # the request to confirm it is the welcome
+        return requests
     body = (
         f"Welcome, {user.userid}. Your account is ready.\n"
         f"{_account_text(written)}\n\n"
         "Send 'list' for the games on this server and 'help' for the commands.\n"
         "Keep your password to yourself: every move you send needs it.\n"
     )
-    return [
-        Reply(_to_user_and_sender(ctx, written), f"pbmserv signup {user.userid}", body),
-        *_confirmation_requests(ctx, user, written),
-    ]
+    return [Reply(_to_user_and_sender(ctx, written), f"pbmserv signup {user.userid}", body), *requests]
 
 
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:

@@ -13,7 +13,7 @@ from pbmserv.protocol.commands import (
 )
 from pbmserv.service import bots, policies, ratings, reply_addresses, subscriptions, views
 from pbmserv.service.context import Context, Reply
-from pbmserv.service.errors import ServiceError
+from pbmserv.service.errors import ServiceError, UnconfirmedUser
 from pbmserv.service.rates import HOUR
 from pbmserv.store import records
 from pbmserv.store.records import Account, BoardRecord
@@ -149,6 +149,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
                 f"The account '{user.userid}' has been disabled by the operator of this server; a challenge may not name it.",
                 usage, game=game.name,
             )
+    _check_confirmed(ctx, game, players, usage)
     policies.check_challenge(ctx, game, users)
     _count_challenge(ctx, game, players)
     options = {name: value for name, value in given}
@@ -174,6 +175,19 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     subscriptions.subscribe_followers(ctx, board)
     policies.game_started(ctx, game, users)
     return mails_to_players(ctx, game, board, state, subject_prefix="New ", commenter=_challenger(ctx, players))
+
+
+def _check_confirmed(ctx: Context, game: Game, players: list[str], usage: str) -> None:
+    """Only an account that has shown it reads its mail may be named: else
+    a signup forged in someone's name would send them every board mail."""
+    addresses = ctx.addresses([userid for userid in players if not bots.is_bot(userid)])
+    for userid, confirmed in addresses.items():
+        if not confirmed:
+            raise UnconfirmedUser(
+                f"{userid} has not confirmed an address yet, so no challenge may name them.",
+                f"{userid} confirms by replying to the welcome mail of their signup; then challenge again: {usage}",
+                game=game.name,
+            )
 
 
 def _challenger(ctx: Context, players: list[str]) -> str:

@@ -75,7 +75,7 @@ _DONE_KEPT = _DONE.values(raw=bindparam("raw"))
 #: a failed mail keeps its sealed original (for `pbmserv-admin inbound retry`) until the timer pass drops it
 _FAILED = _MARK.values(raw=bindparam("raw"))
 #: what a player's mail that named an account not known yet, taken ahead of older mail, is left pending with
-WAITS_ITS_TURN = "waits its turn: it names an account that older mail may sign up"
+WAITS_ITS_TURN = "waits its turn: it names an account that older mail may sign up or confirm"
 _WAITS = update(INBOUND).where(INBOUND.c.id == bindparam("row_id")).values(error=bindparam("error"), from_player=False)
 _FORGET_ORIGINALS = (
     update(INBOUND)
