@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -30,6 +31,9 @@ class Settings:
     relay: str = ""
     #: sessions with the relay at once, each sending a share of a batch (a recipient's mails stay in one, in order)
     relay_sessions: int = 4
+    #: the authserv-id of the mail server in front of pbmserv whose Authentication-Results headers
+    #: are trusted to vouch for a mail's From ("": none is; see mail/authentication.py)
+    trusted_authserv_id: str = ""
     # [smtp]
     listen: str = "127.0.0.1:2525"
     hostname: str = "localhost"
@@ -88,6 +92,7 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "maildir": ("mail", "maildir", "PBMSERV_MAILDIR"),
     "relay": ("mail", "relay", "PBMSERV_RELAY"),
     "relay_sessions": ("mail", "relay_sessions", "PBMSERV_RELAY_SESSIONS"),
+    "trusted_authserv_id": ("mail", "trusted_authserv_id", "PBMSERV_TRUSTED_AUTHSERV_ID"),
     "listen": ("smtp", "listen", "PBMSERV_LISTEN"),
     "hostname": ("smtp", "hostname", "PBMSERV_HOSTNAME"),
     "max_message_bytes": ("smtp", "max_message_bytes", "PBMSERV_MAX_MESSAGE_BYTES"),
@@ -121,6 +126,8 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
 BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
+#: an authserv-id as mail servers write it: a host name (RFC 8601 allows any token; these are what is used)
+_AUTHSERV_ID = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})")
 LOG_FORMATS = ("text", "json")
 
 #: PBMSERV_* environment variables that are not settings: the config file's
@@ -260,6 +267,11 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
     if not 1 <= settings.relay_sessions <= 50:
         raise ConfigError(f"{named('relay_sessions')} must be 1 to 50, not {settings.relay_sessions}")
+    if settings.trusted_authserv_id and not _AUTHSERV_ID.fullmatch(settings.trusted_authserv_id):
+        raise ConfigError(
+            f"{named('trusted_authserv_id')} must be the name the mail server writes first in its "
+            f"Authentication-Results headers (usually its host name, e.g. mx.example.org), not {settings.trusted_authserv_id!r}"
+        )
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
     backend = backend_name(settings.database_url)

@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import ColumnElement, create_engine, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from tests.mailtools import make_mail
 from tests.smtp_helpers import free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,6 +75,20 @@ class ServeProcess:
     def send(self, raw: bytes, sender: str = "player@example.org") -> None:
         with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as client:
             client.sendmail(sender, ["pbmserv@localhost"], raw)
+
+    def signup(self, userid: str, password: str) -> None:
+        """Sign USERID@example.org up, and confirm the address by replying to the welcome."""
+        address = f"{userid}@example.org"
+        self.send(make_mail(address, f"signup {userid} {password}"), address)
+        prefix = f"Subject: confirm {userid} ".encode()
+
+        def welcome() -> bytes | None:
+            return next((line for mail in self.mails() for line in mail.splitlines() if line.startswith(prefix)), None)
+
+        wait_until(lambda: welcome() is not None, 30.0, self)
+        subject = welcome()
+        assert subject is not None
+        self.send(make_mail(address, f"Re: {subject.decode().removeprefix('Subject: ')}"), address)
 
     def kill(self) -> None:
         assert self.process is not None

@@ -108,5 +108,5 @@ def test_a_serve_killed_while_sending_leaves_its_replies_to_the_other(
         rows = connection.execute(select(OutboxMail.status, OutboxMail.attempts)).all()
     engine.dispose()
     assert [tuple(row) for row in rows] == [("sent", 1)]
-    assert b"Subject: pbmserv signup alice" in second.mails()[0]
+    assert b"Subject: confirm alice " in second.mails()[0]
     assert "took over 1 outbox claims of serve" in second.log.read_text()

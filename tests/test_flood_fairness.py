@@ -4,19 +4,22 @@ in single bad mails."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.store import inbound
+from pbmserv.service.reply_addresses import seat_address
+from pbmserv.store import inbound, records
 from pbmserv.store.database import writing
 from pbmserv.store.models import Board, InboundMail, Move
 from pbmserv.store.piped import PipedStore
 from tests.mailtools import make_mail, send, send_raw
 
 
-def store(runtime: Runtime, sender: str, subject: str) -> int:
-    return runtime.intake.store(make_mail(sender, subject), sender)[0]
+def store(runtime: Runtime, sender: str, subject: str, recipient: str = "") -> int:
+    return runtime.intake.store(make_mail(sender, subject), sender, recipient)[0]
 
 
 def taken_next(runtime: Runtime, most: int) -> list[int]:
@@ -24,18 +27,50 @@ def taken_next(runtime: Runtime, most: int) -> list[int]:
         return inbound.next_pending(connection, most)[0]
 
 
-def test_under_a_backlog_players_mail_is_taken_first_and_the_rest_in_arrival_order(toy_boards: Runtime) -> None:
+def bobs_reply_address(runtime: Runtime) -> str:
+    """The reply address of bob's board mails on board 101."""
+    with runtime.engine.connect() as connection:
+        bob = records.find_account(connection, "bob")
+    assert bob is not None
+    return seat_address(runtime.processor.key, runtime.settings.address, "toy", 101, 1, bob)
+
+
+def trusting(runtime: Runtime, authserv_id: str) -> Runtime:
+    """The runtime with a mail server it trusts to vouch for a mail's From."""
+    runtime.settings = replace(runtime.settings, trusted_authserv_id=authserv_id)
+    runtime.intake.settings = runtime.processor.settings = runtime.settings
+    return runtime
+
+
+def vouched(sender: str, subject: str, authserv_id: str = "mx.example.org") -> bytes:
+    """A mail whose Authentication-Results header (of `authserv_id`) says its From passed DMARC."""
+    domain = sender.rpartition("@")[2]
+    header = f"{authserv_id}; dkim=pass header.d={domain}; dmarc=pass header.from={domain}"
+    return make_mail(sender, subject, headers={"Authentication-Results": header})
+
+
+def test_proven_mail_is_taken_first_and_the_rest_in_arrival_order(toy_boards: Runtime) -> None:
+    """Proven: to a player's reply address. The From line proves nothing: alice's mail waits in arrival order."""
+    address = bobs_reply_address(toy_boards)
     strangers = [store(toy_boards, f"stranger{n % 3}@flood.example", "help") for n in range(8)]
-    bob = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    bob = store(toy_boards, "bob@example.org", "Re: Toy Board 101 bob", address)
     alice = store(toy_boards, "alice@example.org", "toy games alice")
-    assert taken_next(toy_boards, 4) == [bob, alice, *strangers[:2]]
-    assert taken_next(toy_boards, 10) == [*strangers, bob, alice]  # no backlog: arrival order
+    assert taken_next(toy_boards, 4) == [bob, *strangers[:3]]
+    assert taken_next(toy_boards, 11) == [bob, *strangers, alice]
 
 
-def test_a_flood_of_strangers_does_not_hold_a_players_move_back(toy_boards: Runtime) -> None:
+def test_a_stream_of_proven_mail_leaves_the_rest_a_share(toy_boards: Runtime) -> None:
+    address = bobs_reply_address(toy_boards)
+    stranger = store(toy_boards, "stranger@flood.example", "help")
+    bob = [store(toy_boards, "bob@example.org", f"Re: Toy Board 101 bob {n}", address) for n in range(5)]
+    assert taken_next(toy_boards, 3) == [*bob[:2], stranger]
+
+
+def test_a_flood_of_strangers_does_not_hold_a_players_reply_back(toy_boards: Runtime) -> None:
+    address = bobs_reply_address(toy_boards)
     for n in range(120):
         store(toy_boards, f"stranger{n}@flood.example", "help")
-    move = store(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
+    move = toy_boards.intake.store(make_mail("bob@example.org", "Re: Toy Board 101 bob", "a1"), None, address)[0]
     done, more = toy_boards.processor.process_batch(most=50, seconds=60)
     assert (done, more) == (50, True)
     with toy_boards.sessions() as session:
@@ -46,21 +81,31 @@ def test_a_flood_of_strangers_does_not_hold_a_players_move_back(toy_boards: Runt
     toy_boards.processor.process_pending()
 
 
-def test_a_players_mail_piped_in_or_spooled_is_in_the_players_lane(toy_boards: Runtime) -> None:
+def test_a_forged_from_does_not_put_a_mail_in_the_players_lane(toy_boards: Runtime) -> None:
+    """F2: mail forged from a player's address used to go before everybody's."""
+    strangers = [store(toy_boards, f"stranger{n}@flood.example", "help") for n in range(3)]
+    forged = store(toy_boards, "bob@example.org", "toy moves 101")
+    assert taken_next(toy_boards, 2) == strangers[:2]
+    assert forged not in taken_next(toy_boards, 3)
+
+
+def test_a_reply_piped_in_or_spooled_is_in_the_players_lane(toy_boards: Runtime) -> None:
     """`receive`'s own SQL (`store.piped`: the spool on SQLite, admitted by
     the worker; `inbound_mails` on PostgreSQL) puts it in the lane too."""
+    address = bobs_reply_address(toy_boards)
     for n in range(3):
         store(toy_boards, f"stranger{n}@flood.example", "help")
     piped = PipedStore(toy_boards.settings)
     try:
-        for sender in ("stranger9@flood.example", "bob@example.org"):
-            piped.store(toy_boards.intake.arrival(make_mail(sender, "toy move 101 bob secret2 a1"), sender))
+        piped.store(toy_boards.intake.arrival(make_mail("bob@example.org", "toy move 101 bob secret2 a1"), None))
+        piped.store(toy_boards.intake.arrival(make_mail("bob@example.org", "Re: Toy Board 101 bob", "a1"), None, address))
     finally:
         piped.close()
     assert toy_boards.processor.process_batch(most=1) == (1, True)
     with toy_boards.sessions() as session:
-        done = session.scalars(select(InboundMail.envelope_sender).where(InboundMail.status == "done")).all()
-    assert done[-1] == "bob@example.org"
+        newest = session.execute(select(InboundMail.status, InboundMail.reply_token).order_by(InboundMail.id.desc()).limit(2))
+        (reply, token), (password_mail, _) = newest.tuples().all()
+    assert (reply, password_mail) == ("done", "pending") and token, "the reply went first"
 
 
 def test_a_signup_does_not_put_its_sender_in_the_players_lane(toy_boards: Runtime) -> None:
@@ -73,13 +118,15 @@ def test_a_signup_does_not_put_its_sender_in_the_players_lane(toy_boards: Runtim
 
 
 def test_a_players_challenge_taken_ahead_waits_for_the_confirmation_it_needs(toy_boards: Runtime) -> None:
-    """Under a backlog alice's challenge would overtake carol's reply to her
-    welcome: it is left pending, and processed in its turn, after the reply."""
+    """alice's challenge, vouched for by the trusted mail server, would
+    overtake carol's reply to her welcome: it is left pending, and
+    processed in its turn, after the reply."""
+    trusting(toy_boards, "mx.example.org")
     [(_, welcome)] = send(toy_boards, "carol@example.org", "signup carol pw-carol")
     for n in range(3):
         store(toy_boards, f"stranger{n}@flood.example", "help")
     confirmation = store(toy_boards, "carol@example.org", f"Re: {welcome['Subject']}")
-    challenge = store(toy_boards, "alice@example.org", "toy challenge alice carol")
+    challenge = toy_boards.intake.store(vouched("alice@example.org", "toy challenge alice carol"))[0]
     assert toy_boards.processor.process_batch(most=2) == (2, True)  # the oldest mail, and alice's challenge taken ahead
     with toy_boards.sessions() as session:
         rows = {row.id: row for row in session.scalars(select(InboundMail))}

@@ -35,7 +35,7 @@ def test_sigkill_right_after_250_loses_nothing_and_applies_once(database_url: st
     assert count(database_url, InboundMail.id) == 1
     assert count(database_url, InboundMail.id, InboundMail.status == "done") == 1
     assert count(database_url, OutboxMail.id) == 1
-    assert any(b"Subject: pbmserv signup alice" in m for m in server.mails())
+    assert any(b"Subject: confirm alice " in m for m in server.mails())
 
 
 def test_pending_mail_left_by_a_crash_is_processed_at_start(database_url: str, tmp_path: Path) -> None:
@@ -61,8 +61,9 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
     second = ServeProcess(database_url, tmp_path, "second").start()
     boards = 6
     try:
-        setup = [make_mail("alice@example.org", "signup alice secret1"), make_mail("bob@example.org", "signup bob secret2")]
-        setup += [make_mail("alice@example.org", "toy challenge alice bob") for _ in range(boards)]
+        first.signup("alice", "secret1")
+        first.signup("bob", "secret2")
+        setup = [make_mail("alice@example.org", "toy challenge alice bob") for _ in range(boards)]
         for mail in setup:
             first.send(mail)
         wait_until(lambda: count(database_url, Board.id) == boards, 30.0, first, second)
@@ -77,7 +78,7 @@ def test_two_processes_never_apply_a_mail_twice_nor_two_moves_at_one_number(data
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda job: job[0].send(job[1]), races))
         # every mail has its 250, but on SQLite it may still wait in the spool, not yet pending
-        stored = len(setup) + 3 * boards
+        stored = 4 + len(setup) + 3 * boards  # the signups and their confirmations too
         wait_until(lambda: count(database_url, InboundMail.id, InboundMail.status != "pending") >= stored, 30.0, first, second)
     finally:
         try:
@@ -101,18 +102,18 @@ def test_serve_plays_the_bot_once_though_its_processes_are_killed_while_it_think
     try:
         assert server.process is not None
         serve_pid = server.process.pid
-        server.send(make_mail("alice@example.org", "signup alice secret1"), "alice@example.org")
+        server.signup("alice", "secret1")
         server.send(make_mail("alice@example.org", "toy challenge -bot=strong bot alice"), "alice@example.org")
-        wait_until(lambda: len(server.mails()) == 2)  # the welcome, the new board
+        wait_until(lambda: len(server.mails()) == 3)  # the welcome, the confirmation, the new board
         time.sleep(1.5)  # the bot is thinking
         for pid in child_pids(serve_pid):
             os.kill(pid, signal.SIGKILL)
-        wait_until(lambda: len(server.mails()) == 3, 60)
+        wait_until(lambda: len(server.mails()) == 4, 60)
         time.sleep(2 * 0.2 + 1)  # a second move would come within a few polls
     finally:
         server.stop()
     assert count(database_url, Move.id) == 1
-    assert len(server.mails()) == 3 and any(b"1. bot-strong" in mail for mail in server.mails())
+    assert len(server.mails()) == 4 and any(b"1. bot-strong" in mail for mail in server.mails())
 
 
 def test_killed_worker_and_delivery_processes_are_replaced_and_smtp_never_hangs(database_url: str, tmp_path: Path) -> None:
@@ -145,8 +146,9 @@ def test_a_mail_the_worker_cannot_finish_is_given_up_and_the_others_go_on(databa
         PBMSERV_EXTRA_GAMES="tests.toygame:Toy,tests.toygame:Stuck",
     ).start()
     try:
-        for mail in ("signup alice secret1", "signup bob secret2", "stuck challenge alice bob"):
-            server.send(make_mail("alice@example.org", mail), "alice@example.org")
+        server.signup("alice", "secret1")
+        server.signup("bob", "secret2")
+        server.send(make_mail("alice@example.org", "stuck challenge alice bob"), "alice@example.org")
         wait_until(lambda: count(database_url, Board.id) == 1)
         server.send(make_mail("alice@example.org", "stuck move 101 alice secret1 forever"), "alice@example.org")
         server.send(make_mail("bob@example.org", "help"), "bob@example.org")

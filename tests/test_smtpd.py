@@ -64,7 +64,7 @@ def test_a_mail_gets_its_reply_in_the_maildir(listener: tuple[int, Path], runtim
         assert code == 250
         client.sendmail("alice@example.org", ["pbmserv@localhost"], make_mail("alice@example.org", "signup alice secret1"))
     [reply] = wait_for_mail(maildir, 1)
-    assert b"Subject: pbmserv signup alice" in reply
+    assert b"Subject: confirm alice " in reply
 
 
 def test_mail_for_other_addresses_is_refused_with_550(listener: tuple[int, Path]) -> None:

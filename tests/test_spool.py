@@ -74,12 +74,16 @@ def test_a_mail_admitted_twice_is_processed_once(sqlite_runtime: Runtime) -> Non
 
 
 def test_spooled_mail_is_processed_in_arrival_order(sqlite_runtime: Runtime) -> None:
-    subjects = ["signup alice secret1", "signup bob secret2", "toy challenge alice bob", "toy move 101 alice secret1 b2"]
+    """Each mail needs the one before it: the account, then each password."""
+    subjects = ["signup alice secret1", *(f"change password alice secret{n} secret{n + 1}" for n in range(1, 4))]
     sqlite_runtime.intake.accept([(make_mail("alice@example.org", subject), "alice@example.org", "") for subject in subjects])
     sqlite_runtime.processor.process_pending()
-    with sqlite_runtime.engine.connect() as connection:
-        statuses = connection.execute(select(InboundMail.status, InboundMail.error).order_by(InboundMail.id)).all()
-    assert statuses == [("done", "")] * 4
+    sqlite_runtime.delivery.deliver_due()
+    backend = sqlite_runtime.backend
+    assert isinstance(backend, MemoryBackend)
+    subjects_sent = [raw.split(b"\nSubject: ")[1].split(b"\n")[0] for _, raw in backend.sent]
+    assert [subject.split()[0] for subject in subjects_sent] == [b"confirm"] + [b"pbmserv"] * 3
+    assert all(subject.startswith(b"pbmserv change password") for subject in subjects_sent[1:]), subjects_sent
 
 
 def test_intake_answers_at_once_while_the_worker_holds_the_database(sqlite_runtime: Runtime, tmp_path: Path) -> None:
@@ -103,7 +107,7 @@ def test_intake_answers_at_once_while_the_worker_holds_the_database(sqlite_runti
         close_server(server, loop)
     worker.stop()
     assert answered < 1.0, answered
-    assert b"Subject: pbmserv signup alice" in reply
+    assert b"Subject: confirm alice " in reply
 
 
 def test_mail_arriving_after_the_spool_was_emptied_is_admitted(sqlite_runtime: Runtime) -> None:

@@ -21,7 +21,8 @@ from tests.mailtools import send, signup
 
 
 def test_the_addresses_of_many_users_are_read_in_one_query(runtime: Runtime) -> None:
-    send(runtime, "alice@example.org", "signup alice secret1 alice@example.org alice@home.example")
+    signup(runtime, "alice", "secret1")
+    send(runtime, "alice@example.org", "change address alice secret1 alice@example.org alice@home.example")
     signup(runtime, "bob", "secret2")
     seen: list[str] = []
     event.listen(runtime.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))

@@ -7,7 +7,7 @@ A transcript file is a sequence of blocks:
     Subject: signup alice pw
 
     --- out to alice@example.org    a mail the server sent in reply:
-    Subject: pbmserv signup alice   the headers that matter,
+    Subject: pbmserv help           the headers that matter,
     In-Reply-To: <1@transcript>
                                     then the whole body
     Welcome, alice. ...

@@ -117,7 +117,9 @@ def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: s
         if unknown is not None:
             refuse(f"<{to}>: {unknown}", EX_NOUSER)
         try:
-            arrival = arrival_of(server_key(settings), settings.address, utc_now(), (raw, sender, to), ())
+            arrival = arrival_of(
+                server_key(settings), settings.address, utc_now(), (raw, sender, to), (), settings.trusted_authserv_id,
+            )
             row_id, duplicate = store.store(arrival)
         except (Unstorable, UnicodeError) as error:
             refuse(f"it cannot be stored as it is ({error if isinstance(error, Unstorable) else type(error).__name__})")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import BytesHeaderParser
 
+from pbmserv.mail.authentication import author, vouchers
 from pbmserv.mail.html_text import html_to_text
 from pbmserv.mail.mime import (
     RawHeaders,
@@ -39,6 +40,10 @@ class IncomingMail:
     message_id: str
     references: str
     headers: dict[str, str]
+    #: the mailbox of its one From header ("" if it names none or several)
+    author: str = ""
+    #: the mail servers whose Authentication-Results vouch for the author (`mail.authentication`)
+    vouched_by: frozenset[str] = frozenset()
 
 
 #: the headers the server looks at (loop protection, the masked copy it keeps)
@@ -79,6 +84,7 @@ def delivery_addresses(raw: bytes) -> list[str]:
 
 
 def _incoming(headers: RawHeaders, text: str) -> IncomingMail:
+    written_by = author(headers)
     return IncomingMail(
         sender=reply_address(headers),
         subject=header_text(headers, "Subject"),
@@ -87,6 +93,8 @@ def _incoming(headers: RawHeaders, text: str) -> IncomingMail:
         message_id=header_text(headers, "Message-ID"),
         references=header_text(headers, "References"),
         headers={name: header_text(headers, name) for name in KEPT_HEADERS if name in headers},
+        author=written_by,
+        vouched_by=vouchers(headers, written_by),
     )
 
 

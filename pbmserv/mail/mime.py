@@ -107,14 +107,14 @@ def reply_address(headers: RawHeaders) -> str:
     for name in ("reply-to", "from"):
         for value in headers.get(name, ()):
             text = value if value.isascii() else _surrogates_to_text(value)
-            for _, address in getaddresses([_unfolded(text)]):
+            for _, address in getaddresses([unfolded(text)]):
                 usable = mailbox(address.strip())
                 if usable is not None:
                     return usable
     return ""
 
 
-def _unfolded(value: str) -> str:
+def unfolded(value: str) -> str:
     """A header value on one line (RFC 5322 unfolding)."""
     return re.sub(r"\r?\n(?=[ \t])", "", value)
 

@@ -76,6 +76,8 @@ class Context:
     comment: str = ""
     #: the userid a genuine reply address vouched for: its commands need no password (`protocol.reply`)
     vouched: str | None = None
+    #: whether the mail server the operator trusts vouches that the mail comes from `sender`
+    proven: bool = False
 
     def find_user(self, userid: str) -> records.Account | None:
         return records.find_account(self.connection, userid.lower())
@@ -101,12 +103,11 @@ class Context:
         else:
             matches = self.passwords.remembered(account.password_hash, password)
         if matches is None:
-            own = self.sender in self.addresses([account.userid])[account.userid]
-            if not own:
-                guesses.check_allowed(self.rates, self.sender, self.now)
+            kind = self._sender_of(account.userid)
+            guesses.check_allowed(self.rates, self.sender, kind, account.userid, self.now)
             matches = self.passwords.verify(account.password_hash, password)
             if not matches:
-                guesses.failed(self.rates, self.sender, own, self.now)
+                guesses.failed(self.rates, self.sender, kind, account.userid, self.now)
         if not matches:
             raise ServiceError(
                 f"The password for '{account.userid}' is wrong.",
@@ -115,6 +116,12 @@ class Context:
         if account.disabled_at is not None:
             raise disabled_account(account, self.settings.address)
         return account
+
+    def _sender_of(self, userid: str) -> guesses.Sender:
+        """What the mail proves about its sender, for `userid`'s account."""
+        if self.sender not in self.addresses([userid])[userid]:
+            return guesses.Sender.STRANGER
+        return guesses.Sender.VOUCHED_FOR if self.proven else guesses.Sender.CLAIMED
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         """Each user's confirmed addresses, in their order."""

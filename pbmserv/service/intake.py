@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pbmserv.config import Settings
-from pbmserv.mail.inbound import delivery_addresses, parse_headers
+from pbmserv.mail.inbound import IncomingMail, delivery_addresses, parse_headers
 from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Request, parse_request
 from pbmserv.protocol.errors import UnknownCommand
@@ -41,6 +41,11 @@ PENDING_SEALED = "pending; the mail is kept sealed until it is processed"
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def vouched_for(mail: IncomingMail, trusted_authserv_id: str) -> bool:
+    """Whether the mail server the operator trusts vouches for the mail's author (`mail.authentication`)."""
+    return bool(trusted_authserv_id) and trusted_authserv_id.lower() in mail.vouched_by
 
 
 def path_problem(address: str) -> str | None:
@@ -131,7 +136,10 @@ class Intake:
         return recipient_problem(recipient, self.settings.address, self.key, holder)
 
     def arrival(self, raw: bytes, envelope_sender: str | None, recipient: str = "") -> Arrival:
-        return arrival_of(self.key, self.settings.address, self.clock(), (raw, envelope_sender, recipient), self.game_names)
+        return arrival_of(
+            self.key, self.settings.address, self.clock(), (raw, envelope_sender, recipient), self.game_names,
+            self.settings.trusted_authserv_id,
+        )
 
 
 def reply_address_of(raw: bytes, recipient: str | None, server_address: str) -> str:
@@ -155,7 +163,10 @@ def stored_command(stored: bytes, game_names: Collection[str]) -> str:
     return command_words(subject_read(headers.subject, game_names))
 
 
-def arrival_of(key: ServerKey, server_address: str, received_at: datetime, mail: Mail, game_names: Collection[str]) -> Arrival:
+def arrival_of(
+    key: ServerKey, server_address: str, received_at: datetime, mail: Mail, game_names: Collection[str],
+    trusted_authserv_id: str = "",
+) -> Arrival:
     """The mail as it is stored: its headers that matter, its Subject's
     passwords and its reply addresses masked, and the mail itself
     sealed with the server's key until it is processed. Any mail may
@@ -163,7 +174,8 @@ def arrival_of(key: ServerKey, server_address: str, received_at: datetime, mail:
     comment), and whether one does is only known once it is read: so
     neither the database nor its log ever holds a pending mail in
     clear. A mail to a reply address (its recipient) keeps that address
-    in its kept form only.
+    in its kept form only. Its From is kept as verified if the mail
+    server named `trusted_authserv_id` vouches for it.
     """
     raw, envelope_sender, recipient = mail
     try:
@@ -179,7 +191,8 @@ def arrival_of(key: ServerKey, server_address: str, received_at: datetime, mail:
         kept = masked_copy(headers, subject_read(headers.subject, game_names).passwords, state=PENDING_SEALED)
     else:
         kept = nothing_kept(PENDING_SEALED)
-    return Arrival(received_at, sender, message_id, dedup, kept, key.seal(raw), kept_token)
+    verified = headers.author if headers is not None and vouched_for(headers, trusted_authserv_id) else ""
+    return Arrival(received_at, sender, message_id, dedup, kept, key.seal(raw), kept_token, verified)
 
 
 def subject_read(subject: str, game_names: Collection[str]) -> Request:

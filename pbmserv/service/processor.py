@@ -36,7 +36,7 @@ from pbmserv.service.claims import UNOWNED, Claim
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
-from pbmserv.service.intake import Clock, utc_now
+from pbmserv.service.intake import Clock, utc_now, vouched_for
 from pbmserv.service.masking import MASKED_HEADER, mask, masked_copy
 from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbox_rows
 from pbmserv.service.passwords import Passwords
@@ -443,8 +443,9 @@ class Processor:
         if line.error is not None:
             raise line.error
         assert line.command is not None, "a line is read into a command or an error"
+        proven = mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id)
         ctx = Context(
             connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment,
-            vouched,
+            vouched, proven,
         )
         return execute(ctx, line.command)

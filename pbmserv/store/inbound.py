@@ -28,25 +28,16 @@ OUTAGE_ERRORS = (errors.OperationalError, errors.InterfaceError, sqlite3.Operati
 #: is not valid Unicode
 UNSTORABLE_ERRORS = (errors.DataError, UnicodeError)
 
-#: the oldest pending mails, by index alone (their contents are read one by one, as each is processed:
-#: a batch may end after the first)
+#: the oldest pending mails of a lane, by index alone (their contents are read one by one, as each is
+#: processed: a batch may end after the first)
 _OLDEST = select(INBOUND.c.id).where(INBOUND.c.status == "pending").order_by(INBOUND.c.id).limit(bindparam("most")).with_for_update()
 _PLAYERS_LANE = _OLDEST.where(INBOUND.c.from_player)
+_OTHERS = _OLDEST.where(~INBOUND.c.from_player)
 _PENDING_MAIL = select(
     INBOUND.c.id, INBOUND.c.dedup_key, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token,
 ).where(INBOUND.c.id == bindparam("row_id"))
 _CONFIRMED = select(Address.address).where(
     Address.confirmed_at.is_not(None), Address.address.in_(bindparam("senders", expanding=True)),
-)
-#: a sender's pending mail joins the players' lane when the address is confirmed, so that it is not
-#: overtaken there by the sender's later mail
-_JOIN_LANE = (
-    update(INBOUND)
-    .where(
-        INBOUND.c.status == "pending", INBOUND.c.envelope_sender.in_(bindparam("senders", expanding=True)),
-        INBOUND.c.from_player.is_(False), INBOUND.c.error == "",
-    )
-    .values(from_player=True)
 )
 _ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == "pending").limit(1)
 _PENDING_ONE = (
@@ -125,7 +116,7 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
         keys = list(dict.fromkeys(mail.dedup_key for mail in arrivals))
         known = {key: row_id for key, row_id in connection.execute(_STORED, {"keys": keys})}
         new = [mail for mail in arrivals if mail.dedup_key not in known]
-        players = _players_among(connection, new) if new else set()
+        players = _proven_players(connection, new) if new else set()
         fresh: dict[str, dict[str, object]] = {}
         for mail in new:
             fresh.setdefault(mail.dedup_key, _pending_row(mail, players))
@@ -149,47 +140,41 @@ def _store(engine: Engine, arrivals: list[Arrival]) -> list[tuple[int, bool]]:
 def admit(connection: Connection, arrivals: list[Arrival]) -> None:
     """Move spooled mails into the database in this transaction; a dedup key already stored is left out."""
     if arrivals:
-        players = _players_among(connection, arrivals)
+        players = _proven_players(connection, arrivals)
         connection.execute(_new_mails("sqlite"), [_pending_row(mail, players) for mail in arrivals])
 
 
-def _players_among(connection: Connection, arrivals: list[Arrival]) -> set[str]:
-    """The mails' senders that are a confirmed address of an account: their mails go in the players' lane."""
-    return set(connection.scalars(_CONFIRMED, {"senders": list({mail.envelope_sender for mail in arrivals})}))
+def _proven_players(connection: Connection, arrivals: list[Arrival]) -> set[str]:
+    """The senders the trusted mail server vouches for that are a confirmed address of an account."""
+    verified = list({mail.verified_sender for mail in arrivals if mail.verified_sender})
+    return set(connection.scalars(_CONFIRMED, {"senders": verified})) if verified else set()
 
 
 def _pending_row(mail: Arrival, players: set[str]) -> dict[str, object]:
+    """A mail's row; it goes in the players' lane if it proves whose it is:
+    it came to a reply address, or the trusted mail server vouches that a
+    confirmed address of an account sent it. A From line alone proves nothing."""
     return {
         "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
         "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": "pending", "error": "",
-        "reply_token": mail.reply_token, "from_player": mail.envelope_sender in players,
+        "reply_token": mail.reply_token, "from_player": bool(mail.reply_token) or mail.verified_sender in players,
     }
-
-
-def join_players_lane(connection: Connection, addresses: list[str]) -> None:
-    """The pending mail from these addresses, confirmed now, goes in the players' lane."""
-    if addresses:
-        connection.execute(_JOIN_LANE, {"senders": addresses})
 
 
 def next_pending(connection: Connection, most: int) -> tuple[list[int], set[int]]:
     """The ids of the pending mails to process next, locked, in the order
     to process them (`pending_mail` reads each), and of those among them
-    that go ahead of older mail. Without a backlog: the oldest, in arrival
-    order. When more than `most` are pending (a backlog, such as a flood of
-    strangers' mail), the players' lane comes first (mail from a confirmed
-    address of an account, `InboundMail.from_player`), in arrival order, and
-    the oldest of the others fill the rest. A sender's mails stay in their
-    order either way: all of them are in the lane or none (they join it
-    together, `join_players_lane`), but for one that had to wait its turn."""
-    oldest = list(connection.scalars(_OLDEST, {"most": most + 1}))
-    if len(oldest) <= most:
-        return oldest, set()
+    that go ahead of older mail. The players' lane comes first: mail that
+    proves whose it is (`InboundMail.from_player`: to a reply address, or
+    vouched for by the trusted mail server), in arrival order; the oldest
+    of the rest fill the batch, at least one of them if there is any, so
+    that the rest are never stopped however much proven mail comes. A
+    stranger's mail, whatever its From, waits behind proven mail only."""
     players = list(connection.scalars(_PLAYERS_LANE, {"most": most}))
-    taken = set(players)
-    oldest_other = next(row_id for row_id in oldest if row_id not in taken)
-    batch = [*players, *(row_id for row_id in oldest if row_id not in taken)][:most]
-    return batch, {row_id for row_id in players if row_id > oldest_other}
+    others = list(connection.scalars(_OTHERS, {"most": most}))
+    lane = players[:max(1, most - 1)] if others else players
+    batch = [*lane, *others[:most - len(lane)]]
+    return batch, {row_id for row_id in lane if others and row_id > others[0]}
 
 
 def pending_mail(connection: Connection, row_id: int) -> Row:

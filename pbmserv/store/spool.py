@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS arrivals (
     dedup_key TEXT NOT NULL,
     raw BLOB NOT NULL,
     sealed BLOB,  -- see InboundMail.sealed
-    reply_token TEXT NOT NULL DEFAULT ''  -- see InboundMail.reply_token
+    reply_token TEXT NOT NULL DEFAULT '',  -- see InboundMail.reply_token
+    verified_sender TEXT NOT NULL DEFAULT ''  -- see Arrival.verified_sender
 )
 """
 
@@ -73,6 +74,8 @@ class Arrival:
     raw: bytes
     sealed: bytes | None = None
     reply_token: str = ""
+    #: the From address, if the mail server the operator trusts vouches for it (`mail.authentication`)
+    verified_sender: str = ""
     id: int = 0
 
 
@@ -94,10 +97,13 @@ class Spool:
         """Commit the mails to the spool, in one transaction."""
         with self._writing() as connection:
             connection.executemany(
-                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO arrivals (received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token,"
+                " verified_sender) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw, a.sealed, a.reply_token)
+                    (
+                        a.received_at.isoformat(), a.envelope_sender, a.message_id, a.dedup_key, a.raw, a.sealed,
+                        a.reply_token, a.verified_sender,
+                    )
                     for a in arrivals
                 ],
             )
@@ -108,8 +114,8 @@ class Spool:
             return []  # no intake has written here yet: leave the file unmade
         with self._lock:
             rows = self._open().execute(
-                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token, id FROM arrivals"
-                " WHERE id > ? ORDER BY id LIMIT ?",
+                "SELECT received_at, envelope_sender, message_id, dedup_key, raw, sealed, reply_token, verified_sender, id"
+                " FROM arrivals WHERE id > ? ORDER BY id LIMIT ?",
                 (self._admitted_through, most),
             ).fetchall()
         return [Arrival(datetime.fromisoformat(row[0]), *row[1:]) for row in rows]
@@ -169,6 +175,8 @@ class Spool:
                 connection.execute("ALTER TABLE arrivals ADD COLUMN sealed BLOB")  # a spool made before sealing
             if "reply_token" not in columns:  # a spool made before reply addresses
                 connection.execute("ALTER TABLE arrivals ADD COLUMN reply_token TEXT NOT NULL DEFAULT ''")
+            if "verified_sender" not in columns:  # a spool made before the trusted mail server's word counted
+                connection.execute("ALTER TABLE arrivals ADD COLUMN verified_sender TEXT NOT NULL DEFAULT ''")
             self._connection = connection
         return self._connection
 

@@ -15,7 +15,6 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from pbmserv.store import inbound
 from pbmserv.store.models import Vacation
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS, Account
 
@@ -102,8 +101,7 @@ def addresses_of(connection: Connection, user_id: int) -> list[AddressRecord]:
 def write_addresses(connection: Connection, user_id: int, addresses: list[AddressRecord]) -> None:
     """The account's addresses become `addresses`, in that order. An address
     it had keeps its row (a new row would meet the old one in the unique
-    constraint before the old one is deleted). Pending mail from a confirmed
-    one joins the players' lane."""
+    constraint before the old one is deleted)."""
     had = {address for (address,) in connection.execute(select(ADDRESSES.c.address).where(ADDRESSES.c.user_id == user_id))}
     wanted = {a.address for a in addresses}
     if had - wanted:
@@ -115,7 +113,6 @@ def write_addresses(connection: Connection, user_id: int, addresses: list[Addres
             connection.execute(update(ADDRESSES).where(mine).values(values))
         else:
             connection.execute(insert(ADDRESSES).values(user_id=user_id, address=address.address, **values))
-    inbound.join_players_lane(connection, [a.address for a in addresses if a.confirmed_at is not None])
 
 
 # -- vacations -------------------------------------------------------------------
