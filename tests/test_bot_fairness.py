@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from dataclasses import replace
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -108,6 +109,44 @@ def test_the_worker_wakes_the_bots_after_a_batch(runtime: Runtime) -> None:
     runtime.intake.store(make_mail("alice@example.org", "signup alice secret1"))
     worker.work_round()
     assert wake_bots.is_set()
+
+
+def test_a_player_has_at_most_so_many_running_boards_against_each_bot(runtime: Runtime, clock: FakeClock) -> None:
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
+    challenge_bots(runtime, clock, [("alice", "strong")] * 3)
+    [(_, refused)] = send(runtime, "alice@example.org", "toy challenge -bot=strong alice bot")
+    text = " ".join(body(refused).split())
+    assert "alice already plays 3 running boards against bot-strong (toy 101, toy 102, toy 103)" in text
+    assert "3 at once is the most the server allows" in text
+    assert "finish or resign one of them first (e.g. 'toy resign 101 alice PASSWORD')" in text
+    assert "-bot=easy, -bot=normal" in text
+    [(_, named)] = send(runtime, "bob@example.org", "toy challenge bot-strong alice")  # a third party, the bot by name
+    assert "alice already plays 3 running boards" in " ".join(body(named).split())
+    challenge_bots(runtime, clock, [("alice", "normal"), ("bob", "strong")])  # other strengths, other players
+    send(runtime, "alice@example.org", "toy resign 102 alice secret1")
+    challenge_bots(runtime, clock, [("alice", "strong")])  # a finished board frees its place
+
+
+def test_the_limits_are_settings_and_zero_offers_no_such_bot(runtime: Runtime, clock: FakeClock) -> None:
+    runtime.settings = replace(runtime.settings, bot_easy_boards=1, bot_strong_boards=0)
+    runtime.processor.settings = runtime.intake.settings = runtime.settings
+    signup(runtime, "alice", "secret1")
+    challenge_bots(runtime, clock, [("alice", "easy")])
+    [(_, second)] = send(runtime, "alice@example.org", "toy challenge -bot=easy alice bot")
+    assert "1 at once is the most" in " ".join(body(second).split())
+    [(_, strong)] = send(runtime, "alice@example.org", "toy challenge -bot=strong alice bot")
+    assert "This server offers no games against bot-strong." in body(strong)
+
+
+def test_the_bots_play_players_only(runtime: Runtime) -> None:
+    """Boards of bots alone cost the bots' time without end, and nobody's
+    hourly challenges: a challenge naming only bots is refused."""
+    signup(runtime, "alice", "secret1")
+    send(runtime, "alice@example.org", "toy challenge alice bot")  # the bot's account exists
+    for subject in ("toy challenge bot-easy bot-strong", "toy challenge -bot=strong bot-easy bot"):
+        [(_, refused)] = send(runtime, "mallory@example.org", subject)
+        assert "The bots play against players only" in body(refused), body(refused)
 
 
 def test_serve_thinks_an_easy_turn_while_a_strong_one_thinks(database_url: str, tmp_path: Path) -> None:
