@@ -181,8 +181,12 @@ def serve_signup(server: ServeProcess, database_url: str, userid: str) -> None:
 
 
 def subjects_to(server: ServeProcess, address: str) -> list[str]:
+    try:
+        raws = server.mails()
+    except FileNotFoundError:  # the first delivery is making the maildir's folders
+        return []
     parser = BytesParser(policy=policy.default)
-    messages = [parser.parsebytes(raw, headersonly=True) for raw in server.mails()]
+    messages = [parser.parsebytes(raw, headersonly=True) for raw in raws]
     return [str(message["Subject"]) for message in messages if str(message["To"]) == address]
 
 

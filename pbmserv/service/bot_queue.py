@@ -89,7 +89,7 @@ class BotQueue:
         #: the thinks under way, the one lending its pauses last
         self._thinking: list[Turn] = []
         #: how many times `woken()` said yes: a think looks again when this grew since its last look
-        self._wakes = 0
+        self.wakes = 0
 
     def run(self, *, only_due_now: bool = False) -> int:
         """Think out and hand in the due turns, one at a time, the next
@@ -160,18 +160,18 @@ class BotQueue:
         if self.stopping():
             raise Stopped
 
-    def _lend(self, think: _ThinkClock, allowance: float) -> float:
+    def lend(self, think: _ThinkClock, allowance: float) -> float:
         """Cheaper turns of other accounts, thought out in a pause of
         `think` while `allowance` (seconds) lasts, at its first look, and
         later ones if something woke the bots since its last look or that
         look was cut short; the seconds they took."""
         self.check_stop()
         if self.woken():
-            self._wakes += 1
-        if allowance <= 0 or not (think.look_again or self._wakes > think.looked_at):
+            self.wakes += 1
+        if allowance <= 0 or not (think.look_again or self.wakes > think.looked_at):
             return 0.0
         began = self.timer()
-        think.looked_at, think.look_again = self._wakes, False
+        think.looked_at, think.look_again = self.wakes, False
         while (cheaper := self._next(cheaper_than=think.turn)) is not None:
             self._serve(cheaper)
             if self.timer() - began >= allowance:
@@ -183,17 +183,17 @@ class BotQueue:
 class _ThinkClock:
     """A think's own time, which its search's budget counts: the seconds
     since it began less those lent to cheaper turns in its pauses
-    (`BotQueue._lend`, every LOOK_SECONDS, at most as many as its own)."""
+    (`BotQueue.lend`, every LOOK_SECONDS, at most as many as its own)."""
 
     def __init__(self, queue: BotQueue, turn: Turn):
         self.queue, self.turn = queue, turn
         self.began = queue.timer()
         self.lent = 0.0
         self.next_look = self.began + LOOK_SECONDS
-        #: `BotQueue._wakes` at this think's last look, and whether to look again anyway: at
+        #: `BotQueue.wakes` at this think's last look, and whether to look again anyway: at
         #: its first look (cheaper turns may have come due before it began), or after a
         #: look that stopped with turns left
-        self.looked_at = queue._wakes
+        self.looked_at = queue.wakes
         self.look_again = True
         #: the cheapest strength's thinks lend nothing: they only look whether to stop
         self.lends = turn.cost > min(strength.seconds for strength in STRENGTHS.values())
@@ -205,7 +205,7 @@ class _ThinkClock:
             self.next_look = now + LOOK_SECONDS
         elif now >= self.next_look:
             own = now - self.began - self.lent
-            self.lent += self.queue._lend(self, own - self.lent)
+            self.lent += self.queue.lend(self, own - self.lent)
             now = self.queue.timer()
             self.next_look = now + LOOK_SECONDS
         return now - self.lent
