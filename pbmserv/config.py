@@ -79,6 +79,10 @@ class Settings:
     timer_seconds: float = 3600.0
     # [log] "text", or "json": one JSON object a line
     log_format: str = "text"
+    # [bots] running boards one player may have against the bot of each strength at once (0: not offered)
+    bot_easy_boards: int = 20
+    bot_normal_boards: int = 10
+    bot_strong_boards: int = 3
 
 
 #: TOML section and key for each setting, and the environment variable that overrides it
@@ -120,6 +124,9 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
     "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
+    "bot_easy_boards": ("bots", "easy_boards", "PBMSERV_BOT_EASY_BOARDS"),
+    "bot_normal_boards": ("bots", "normal_boards", "PBMSERV_BOT_NORMAL_BOARDS"),
+    "bot_strong_boards": ("bots", "strong_boards", "PBMSERV_BOT_STRONG_BOARDS"),
 }
 
 #: how an environment variable spells a setting that is true or false
@@ -274,6 +281,9 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         )
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
+    for name in ("bot_easy_boards", "bot_normal_boards", "bot_strong_boards"):
+        if getattr(settings, name) < 0:
+            raise ConfigError(f"{named(name)} must be 0 (that bot is not offered) or more, not {getattr(settings, name)}")
     backend = backend_name(settings.database_url)
     if backend is None:
         raise ConfigError(

@@ -52,6 +52,8 @@ def listening_intake(settings: Settings) -> Intake:
 @dataclass(frozen=True)
 class Pipes:
     wake: WakePipe
+    #: wakes the bots: the worker processed mail, which may have made a bot's turn due
+    wake_bots: WakePipe
     deliver: Handover
     outcomes: OutcomesPipe
     progress: Progress
@@ -112,13 +114,13 @@ def _child_process(
         runtime.delivery.claim_owner.keep()
     worker: Loop
     if role == "worker":
-        worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress, pipes.claims)
+        worker = Worker(runtime, pipes.wake, pipes.deliver, pipes.outcomes, pipes.progress, pipes.claims, pipes.wake_bots)
         if stuck_mail is not None:
             _give_up(runtime, stuck_mail)
     elif role == "deliverer":
         worker = Deliverer(runtime, pipes.deliver, pipes.outcomes, pipes.wake, pipes.claims.current())
     else:
-        worker = BotPlayer(runtime, pipes.wake)
+        worker = BotPlayer(runtime, pipes.wake, pipes.wake_bots)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     if stop_asked.is_set():
         worker.stop()
@@ -168,7 +170,7 @@ async def serve(intake: Intake) -> None:
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
     context = multiprocessing.get_context("spawn")
     pipes = Pipes(
-        WakePipe(context), Handover(context), OutcomesPipe(context), Progress(context),
+        WakePipe(context), WakePipe(context), Handover(context), OutcomesPipe(context), Progress(context),
         Claims(context, server_name(settings)),
     )
     loop = asyncio.get_running_loop()

@@ -25,19 +25,23 @@ CLAIMED_PER_BATCH = 200
 class Worker(Loop):
     """Processes inbound mail in arrival order and, every `timer_seconds`,
     sends reminders and forfeits late games; woken by `wake` (set on new
-    mail) or every `poll_seconds`, until `stop` is set. In `serve` it
-    writes for the deliverer too: in each batch, what the deliverer handed
-    back through `outcomes`, and, every `poll_seconds`, claims for it the
-    mail that has come due; it hands the deliverer those and the replies it
-    writes through `deliver`, claimed for the deliverer running now
-    (`claims`). Without a deliverer it delivers itself."""
+    mail) or every `poll_seconds`, until `stop` is set. After a batch that
+    processed mail it wakes the bots (`wake_bots`): a player's move may
+    have made a bot's turn due. In `serve` it writes for the deliverer
+    too: in each batch, what the deliverer handed back through `outcomes`,
+    and, every `poll_seconds`, claims for it the mail that has come due; it
+    hands the deliverer those and the replies it writes through `deliver`,
+    claimed for the deliverer running now (`claims`). Without a deliverer
+    it delivers itself."""
 
     def __init__(
         self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
         outcomes: OutcomesPipe | None = None, progress: Progress | None = None, claims: Claims | None = None,
+        wake_bots: EventLike | None = None,
     ):
         super().__init__(runtime)
         self.wake = wake if wake is not None else threading.Event()
+        self.wake_bots = wake_bots
         self.deliver = deliver
         self.outcomes = outcomes
         self.progress = progress
@@ -104,7 +108,7 @@ class Worker(Loop):
                 claimed.extend(delivery.claim_due(connection, CLAIMED_PER_BATCH))
 
         try:
-            _, more = self.runtime.processor.process_batch(
+            processed, more = self.runtime.processor.process_batch(
                 on_mail=self.progress.begin if self.progress is not None else None,
                 hand_over=self.deliver.send if self.deliver is not None else None,
                 also=for_the_deliverer if self.deliver is not None else None, claim=delivery.claim,
@@ -113,6 +117,8 @@ class Worker(Loop):
             if self.progress is not None:
                 self.progress.end()
         self._unwritten = []
+        if processed and self.wake_bots is not None:
+            self.wake_bots.set()
         if taking_over:
             self._taken_over = delivery.claim.token
         if self.deliver is not None and claims_due:

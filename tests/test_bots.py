@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_turns import BOT_DOMAIN, play_due_turns
+from pbmserv.service.bot_queue import play_due_turns
+from pbmserv.service.bot_turns import BOT_DOMAIN
 from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail, OutboxMail

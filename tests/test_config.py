@@ -80,7 +80,7 @@ def test_variables_that_are_not_settings_are_let_be() -> None:
         ('[mail]\nbakend = "smtp"\n', "unknown setting [mail] bakend (did you mean backend?)"),
         ('[mail]\nlisten = "127.0.0.1:25"\n', "unknown setting [mail] listen (did you mean [smtp] listen?)"),
         ('[mial]\nbackend = "smtp"\n', "unknown section [mial] (did you mean [mail]?)"),
-        ("[colours]\n", "unknown section [colours] (the sections are [database], [delivery], [games]"),
+        ("[colours]\n", "unknown section [colours] (the sections are [bots], [database], [delivery]"),
         ('url = "sqlite:///x.db"\n', "unknown setting url outside any section (did you mean [database] url?)"),
         ('[smtp]\nmax_sessions = "many"\n', "[smtp] max_sessions must be a whole number, not 'many'"),
         ('[smtp]\nmax_sessions = "200"\n', "[smtp] max_sessions must be a whole number, not '200'"),

@@ -189,16 +189,29 @@ def bots(settings: Settings, once: bool) -> None:
     import time
 
     from pbmserv.runtime import Runtime
-    from pbmserv.service.bot_turns import play_due_turns
+    from pbmserv.service.bot_queue import BotQueue
 
     runtime = Runtime(settings)
     check_key(settings)
     assert runtime.catalog is not None, "a Runtime loads its catalog"
+    looked = time.monotonic()
+
+    def woken() -> bool:
+        """Whether to look for cheaper turns come due during a think: every poll_seconds."""
+        nonlocal looked
+        if time.monotonic() - looked < settings.poll_seconds:
+            return False
+        looked = time.monotonic()
+        return True
+
+    def play() -> None:  # each answer and move as it is handed in
+        runtime.processor.process_pending()
+        runtime.delivery.deliver_due()
+
+    queue = BotQueue(runtime.engine, runtime.intake, runtime.catalog, runtime.clock, woken=woken, on_hand_in=play)
     try:
         while True:
-            if play_due_turns(runtime.engine, runtime.intake, runtime.catalog, runtime.clock):
-                runtime.processor.process_pending()
-                runtime.delivery.deliver_due()
+            queue.run(only_due_now=once)
             if once:
                 return
             time.sleep(settings.poll_seconds)

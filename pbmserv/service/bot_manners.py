@@ -11,6 +11,7 @@ Nothing here reads or writes the store or sends mail (`service.bot_turns`).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from statistics import fmean
 from typing import Any
@@ -35,22 +36,30 @@ JUDGING_DRAWS = 3
 EVEN = 0.5
 
 
+#: what a search counts its seconds on: the think's own time (`service.bot_queue`)
+SearchClock = Callable[[], float]
+
+
 def seeded_decision(
     game: Game, board: BoardRecord, state: Any, seat: int, strength: str, seed: str, iterations: int | None,
+    clock: SearchClock = time.perf_counter,
 ) -> Decision:
     """`seat`'s move in `state` as a bot of `strength` searches it, within
-    the strength's budget (with `iterations`, a search of that size, the
-    same in every run)."""
+    the strength's budget counted on `clock` (with `iterations`, a search
+    of that size, the same in every run)."""
     return decide(
         game, state, seat, strength=strength, seconds=None if iterations is None else 3600.0,
-        iterations=iterations, rng=random.Random(f"{game.name}/{board.board}/{seed}"),
+        iterations=iterations, rng=random.Random(f"{game.name}/{board.board}/{seed}"), clock=clock,
     )
 
 
-def turn_decision(game: Game, board: BoardRecord, state: Any, seat: int, number: int, iterations: int | None) -> Decision:
+def turn_decision(
+    game: Game, board: BoardRecord, state: Any, seat: int, number: int, iterations: int | None,
+    clock: SearchClock = time.perf_counter,
+) -> Decision:
     """The bot's decision for move `number`: the same search whenever that
     turn is judged (its seed is the board and the move number)."""
-    return seeded_decision(game, board, state, seat, bots.strength_of(board.seats[seat]), str(number), iterations)
+    return seeded_decision(game, board, state, seat, bots.strength_of(board.seats[seat]), str(number), iterations, clock)
 
 
 def hopeless(decision: Decision) -> bool:
@@ -59,7 +68,7 @@ def hopeless(decision: Decision) -> bool:
 
 def resigns(
     game: Game, board: BoardRecord, seat: int, decision: Decision, board_moves: Callable[[], list[MoveRecord]],
-    iterations: int | None,
+    iterations: int | None, clock: SearchClock = time.perf_counter,
 ) -> bool:
     """Whether the bot resigns instead of making `decision`'s move: the
     search finds the game lost, the bot has made its first few moves, and
@@ -75,20 +84,24 @@ def resigns(
         return False
     previous = own[-1].number
     state = replay(game, board, [move for move in moves if move.number < previous])
-    return hopeless(turn_decision(game, board, state, seat, previous, iterations))
+    return hopeless(turn_decision(game, board, state, seat, previous, iterations, clock))
 
 
-def answer(game: Game, board: BoardRecord, state: Any, seat: int, seed: str, iterations: int | None) -> str:
+def answer(
+    game: Game, board: BoardRecord, state: Any, seat: int, seed: str, iterations: int | None, clock: SearchClock = time.perf_counter,
+) -> str:
     """The bot's answer to the proposal open on the board: an undo request
     is accepted (the bot is there to learn from); a draw offer is accepted
     when the bot judges its own chance at most ACCEPT_DRAW_AT_MOST."""
     assert board.proposal is not None, "a proposal is open"
     if board.proposal["kind"] == "undo":
         return "accept"
-    return "accept" if win_chance(game, board, state, seat, seed, iterations) <= ACCEPT_DRAW_AT_MOST else "reject"
+    return "accept" if win_chance(game, board, state, seat, seed, iterations, clock) <= ACCEPT_DRAW_AT_MOST else "reject"
 
 
-def win_chance(game: Game, board: BoardRecord, state: Any, seat: int, seed: str, iterations: int | None) -> float:
+def win_chance(
+    game: Game, board: BoardRecord, state: Any, seat: int, seed: str, iterations: int | None, clock: SearchClock = time.perf_counter,
+) -> float:
     """The bot's chance in the position, from what its seat may know: its
     own search when it is to move; else (two players) what the search of
     the player to move leaves it, that player's secrets drawn from the
@@ -97,7 +110,7 @@ def win_chance(game: Game, board: BoardRecord, state: Any, seat: int, seed: str,
     to_move = game.to_move(state)
     strength = bots.strength_of(board.seats[seat])
     if seat in to_move:
-        return _or_even(seeded_decision(game, board, state, seat, strength, seed, iterations).win_chance)
+        return _or_even(seeded_decision(game, board, state, seat, strength, seed, iterations, clock).win_chance)
     if len(board.seats) != 2 or not to_move:
         return EVEN
     mover = min(to_move)
@@ -106,7 +119,7 @@ def win_chance(game: Game, board: BoardRecord, state: Any, seat: int, seed: str,
     if drawn[0] is not state:  # the game hides something from the bot: judge more than one guess at it
         drawn += [game.determinize(state, seat, rng) for _ in range(JUDGING_DRAWS - 1)]
     chances = [
-        seeded_decision(game, board, guess, mover, strength, f"{seed}/{index}", iterations).win_chance
+        seeded_decision(game, board, guess, mover, strength, f"{seed}/{index}", iterations, clock).win_chance
         for index, guess in enumerate(drawn)
     ]
     judged = [chance for chance in chances if chance is not None]

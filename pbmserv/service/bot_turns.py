@@ -20,7 +20,6 @@ an address in `.invalid` (RFC 2606), to which nothing is ever sent
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,19 +27,18 @@ from email.utils import format_datetime
 from typing import TYPE_CHECKING
 
 from pbmserv.gamekit import Game
+from pbmserv.gamekit.search import STRENGTHS
 from pbmserv.mail.outbound import message_bytes
 from pbmserv.service import bot_manners, bots, reply_addresses
+from pbmserv.service.bot_manners import SearchClock
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.intake import Clock, Intake
 from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.key import ServerKey
-from pbmserv.store.records import BoardRecord
+from pbmserv.store.records import Account, BoardRecord
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection, Engine
-
-log = logging.getLogger(__name__)
 
 #: where the bots' mails come from: a domain that cannot exist
 BOT_DOMAIN = "bots.invalid"
@@ -60,6 +58,17 @@ class Turn:
     @property
     def userid(self) -> str:
         return self.board.seats[self.seat]
+
+    @property
+    def player(self) -> str:
+        """The account that waits for the bot: the board's player ("" on a
+        board of bots alone, which a challenge no longer makes)."""
+        return next((userid for userid in self.board.seats if not bots.is_bot(userid)), "")
+
+    @property
+    def cost(self) -> float:
+        """What the bot's think costs at most: its strength's seconds."""
+        return STRENGTHS[bots.strength_of(self.userid)].seconds
 
     @property
     def number(self) -> int:
@@ -91,19 +100,32 @@ class Turn:
         """Whether the bot is to move, and has no proposal to answer first (a move would let it lapse)."""
         return not self.answers_proposal and self.seat in self.game.to_move(self.game.decode(self.board.state))
 
+    @property
+    def due_key(self) -> str:
+        """What the bot owes now: the answer to the proposal waiting for it, else its move."""
+        return self.answer_key if self.answers_proposal else self.key
+
 
 def bot_seats(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
     """Every bot's seat on every running board, oldest board first."""
     seats = []
+    accounts: dict[str, Account | None] = {}
     for board in records.running_boards_seating(connection, "bot"):
         if board.game_type not in catalog:
             continue
         game = catalog.get(board.game_type)
         for seat, userid in enumerate(board.seats):
-            bot = records.find_account(connection, userid) if bots.is_bot(userid) else None
+            if bots.is_bot(userid) and userid not in accounts:
+                accounts[userid] = records.find_account(connection, userid)
+            bot = accounts.get(userid)
             if bot is not None:
                 seats.append(Turn(game, board, seat, reply_addresses.seat_address(key, server_address, game.name, board.board, seat, bot)))
     return seats
+
+
+def due(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
+    """Every running board's bots that owe something now: an answer to a proposal, or a move."""
+    return [turn for turn in bot_seats(connection, catalog, key, server_address) if turn.answers_proposal or turn.moves]
 
 
 def due_turns(connection: Connection, catalog: Catalog, key: ServerKey, server_address: str) -> list[Turn]:
@@ -116,26 +138,26 @@ def due_answers(connection: Connection, catalog: Catalog, key: ServerKey, server
     return [turn for turn in bot_seats(connection, catalog, key, server_address) if turn.answers_proposal]
 
 
-def think(turn: Turn, engine: Engine, *, iterations: int | None = None) -> str:
-    """The bot's move within its strength's budget, from what its seat may
-    know only (the search draws the other players' secrets anew,
-    `Game.determinize`), or `resign` when it cannot save the game
-    (`bot_manners.resigns`). The random choices are seeded by the board and
-    the move number; with `iterations`, so is the move."""
+def think(turn: Turn, engine: Engine, *, iterations: int | None = None, clock: SearchClock = time.perf_counter) -> str:
+    """The bot's move within its strength's budget (seconds on `clock`),
+    from what its seat may know only (the search draws the other players'
+    secrets anew, `Game.determinize`), or `resign` when it cannot save the
+    game (`bot_manners.resigns`). The random choices are seeded by the
+    board and the move number; with `iterations`, so is the move."""
     game, board = turn.game, turn.board
-    decision = bot_manners.turn_decision(game, board, game.decode(board.state), turn.seat, turn.number, iterations)
+    decision = bot_manners.turn_decision(game, board, game.decode(board.state), turn.seat, turn.number, iterations, clock)
 
     def board_moves() -> list[records.MoveRecord]:
         with reading(engine) as connection:
             return records.board_moves(connection, board.id)
 
-    return RESIGN if bot_manners.resigns(game, board, turn.seat, decision, board_moves, iterations) else decision.move
+    return RESIGN if bot_manners.resigns(game, board, turn.seat, decision, board_moves, iterations, clock) else decision.move
 
 
-def judge_proposal(turn: Turn, *, iterations: int | None = None) -> str:
+def judge_proposal(turn: Turn, *, iterations: int | None = None, clock: SearchClock = time.perf_counter) -> str:
     """`accept` or `reject`: the bot's answer to the proposal waiting for it."""
     state = turn.game.decode(turn.board.state)
-    return bot_manners.answer(turn.game, turn.board, state, turn.seat, f"answer/{turn.key}", iterations)
+    return bot_manners.answer(turn.game, turn.board, state, turn.seat, f"answer/{turn.key}", iterations, clock)
 
 
 def _bot_mail(turn: Turn, message_id: str, body: str, now: datetime) -> bytes:
@@ -163,41 +185,3 @@ def answer_mail(turn: Turn, answer: str, now: datetime) -> bytes:
     it stands) and not the answer: one answer is stored, however often and
     however differently it is thought out."""
     return _bot_mail(turn, turn.answer_key, f"{answer} #{turn.number}\n", now)
-
-
-def play_due_turns(
-    engine: Engine, intake: Intake, catalog: Catalog, clock: Clock, *, iterations: int | None = None,
-    skip: set[str] | None = None,
-) -> int:
-    """Answer every proposal waiting for a bot and think out every bot turn
-    due now, and hand each answer and move in as a mail (intake: the arrival
-    spool on SQLite, else the database; the worker plays it); returns how
-    many. A bot with a proposal to answer moves in a later round, after its
-    answer is played. `iterations` (tests, transcripts) fixes the search's
-    size, and with it the moves. `skip` holds the keys (`Turn.key`,
-    `Turn.answer_key`) of the turns and answers handed in before and not
-    to be thought out again, and gets those handed in now."""
-    with reading(engine) as connection:
-        seats = bot_seats(connection, catalog, intake.key, intake.settings.address)
-    handed_in = skip or set()
-    answers = [turn for turn in seats if turn.answers_proposal and turn.answer_key not in handed_in]
-    turns = [turn for turn in seats if turn.moves and turn.key not in handed_in]
-    for turn in answers:
-        answer = judge_proposal(turn, iterations=iterations)
-        log.info("%s on %s board %s answers %s: %s", turn.userid, turn.game.name, turn.board.board, turn.answer_key, answer)
-        _hand_in(intake, turn, answer_mail(turn, answer, clock()), turn.answer_key, skip)
-    for turn in turns:
-        started = time.monotonic()
-        move = think(turn, engine, iterations=iterations)
-        log.info(
-            "%s on %s board %s, move %s: %s (thought %.2f s)",
-            turn.userid, turn.game.name, turn.board.board, turn.number, move, time.monotonic() - started,
-        )
-        _hand_in(intake, turn, turn_mail(turn, move, clock()), turn.key, skip)
-    return len(answers) + len(turns)
-
-
-def _hand_in(intake: Intake, turn: Turn, mail: bytes, key: str, skip: set[str] | None) -> None:
-    intake.accept([(mail, None, turn.reply_to)])
-    if skip is not None:
-        skip.add(key)

@@ -13,6 +13,7 @@ the rarer commands have records and functions of their own in `users`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cache
@@ -186,6 +187,13 @@ def running_boards_seating(connection: Connection, prefix: str) -> list[BoardRec
     (and perhaps some more: the seats are matched as JSON text)."""
     seats = cast(BOARDS.c.seats, String)
     return _boards(connection, BOARDS.c.status == "active", seats.like(f'%"{prefix}%'))
+
+
+def running_boards_of_all(connection: Connection, userids: Sequence[str]) -> list[BoardRecord]:
+    """The running boards on which each of `userids` has a seat."""
+    seats = cast(BOARDS.c.seats, String)
+    boards = _boards(connection, BOARDS.c.status == "active", *(seats.like(f'%"{userid}"%') for userid in userids))
+    return [board for board in boards if all(userid in board.seats for userid in userids)]  # LIKE's '_' is any character
 
 
 def running_boards_among(connection: Connection, board_ids: list[int]) -> list[BoardRecord]:
