@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, ShowBoards, ShowUsers
 from pbmserv.service import subscriptions, views
-from pbmserv.service.boards import load_board, moves_to_list, playing_seat, position
+from pbmserv.service.boards import listed_position, load_board, moves_to_list, playing_seat
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
@@ -40,7 +40,7 @@ def _position_reply(
     """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
     at = ref.at_move
     check_position(game, board, at, usage)
-    state, moves = position(ctx, game, board, at)
+    state, moves = listed_position(ctx, game, board, at)
     leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
     body = views.board_mail(
         game, board, moves, state, viewer, recent=None,
