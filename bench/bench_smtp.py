@@ -350,7 +350,10 @@ def main() -> None:
     port = free_port()
     env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
                PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(workdir / "outbox"),
-               PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000")
+               PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
+               # far above what the run sends one player (some 700 board mails): the cost of the
+               # board mails' cap as real play pays it, the tally standing for the count
+               PBMSERV_BOARD_MAILS_PER_HOUR="1000000", PBMSERV_BOARD_BYTES_PER_HOUR="100000000000")
     server = subprocess.Popen([Path(sys.executable).parent / "pbmserv", "serve"], env=env,
                               stdout=open(workdir / "serve.log", "wb"), stderr=subprocess.STDOUT)
     try:
