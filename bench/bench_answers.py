@@ -4,6 +4,11 @@ Runtime one by one, as `pbmserv receive` stores them.
 
     .venv/bin/python bench/bench_answers.py [--database-url URL] [--strangers 48]
 
+Last, what the hourly cap on board mails costs a board mail, for an
+address sent 200 board mails of 5 KB in the hour: a count in the
+database (what every board mail paid when it was counted each time) and
+`MailCaps.take` with the worker's tally (`rates.Tallies`).
+
 The boards: Majorities on the size-7 board after its first move (the
 player to move places two stones: 6,670 legal moves), and Move In Synch,
 In Opposition on the 26x26 board with 3,691 moves (a seeded random game;
@@ -32,6 +37,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -42,7 +48,8 @@ from pbmserv.config import Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
 from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.store import records  # noqa: E402
+from pbmserv.service.rates import HOUR, MailCaps  # noqa: E402
+from pbmserv.store import counts, outbox, records  # noqa: E402
 from pbmserv.store.models import OutboxMail  # noqa: E402
 from tests.long_boards import long_synch_board  # noqa: E402
 from tests.mailtools import make_mail, send, signup  # noqa: E402
@@ -57,8 +64,9 @@ class Attack:
     commands: int  # per mail
 
 
-def runtime(database_url: str) -> Runtime:
-    made = Runtime(Settings(database_url=database_url, mail_backend="memory"), catalog=Catalog.installed(), backend=MemoryBackend())
+def runtime(database_url: str, workdir: Path) -> Runtime:
+    settings = Settings(database_url=database_url, mail_backend="memory", key_file=str(workdir / "pbmserv.key"))
+    made = Runtime(settings, catalog=Catalog.installed(), backend=MemoryBackend())
     made.upgrade_schema()
     return made
 
@@ -74,6 +82,31 @@ def outbox_totals(server: Runtime) -> tuple[int, int]:
     with server.engine.connect() as connection:
         mails, size = connection.execute(select(func.count(OutboxMail.id), func.sum(func.length(OutboxMail.raw)))).one()
     return int(mails), int(size or 0)
+
+
+def board_cap_costs(server: Runtime, mails: int = 200, takes: int = 250) -> None:
+    address, now = "player@example.org", datetime.now(UTC)
+    rows: list[dict[str, object]] = [
+        {"created_at": now - timedelta(seconds=10 * n), "inbound_id": None, "recipient": address, "message_id": f"<{n}@b>",
+         "raw": b"x" * 5000, "size": 5000, "status": "sent", "kind": "board", "attempts": 1, "next_try_at": now,
+         "last_error": "", "claimed_by": "", "claim_token": ""}
+        for n in range(mails)
+    ]
+    with server.engine.begin() as connection:
+        outbox.queue(connection, rows)
+    with server.engine.begin() as connection:
+        started = time.perf_counter()
+        for _ in range(takes):
+            counts.mails_since(connection, address, ("board",), now - HOUR)
+        counted = (time.perf_counter() - started) / takes
+        caps = MailCaps(connection, server.settings)
+        started = time.perf_counter()
+        for _ in range(takes):
+            caps.take(address, "board", now, 5000)
+            caps.written()  # as a batch does: its rows are then in the outbox, and in the tally
+        tallied = (time.perf_counter() - started) / takes
+        connection.rollback()
+    print(f"board cap, {mails} board mails in the hour: a count {counted * 1e6:.0f} us, a take with the tally {tallied * 1e6:.0f} us")
 
 
 def multiple(sender: str, lines: list[str], reply_to: str = "") -> bytes:
@@ -102,8 +135,9 @@ def main() -> None:
     parser.add_argument("--strangers", type=int, default=48)
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)  # the server logs each cap it meets: here the times are what counts
-    url = args.database_url or f"sqlite:///{Path(tempfile.mkdtemp(prefix='bench-answers-')) / 'pbmserv.db'}"
-    server = runtime(url)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-answers-"))
+    url = args.database_url or f"sqlite:///{workdir / 'pbmserv.db'}"
+    server = runtime(url, workdir)
     signup(server, "alice", "secret1")
     signup(server, "bob", "secret2")
     send(server, "alice@example.org", "majorities challenge -size=7 alice bob")
@@ -134,6 +168,7 @@ def main() -> None:
             .where(OutboxMail.recipient == "victim@victims.example")
         ).one()
     print(f"F5 victim@victims.example: {victim[0]} mails, {int(victim[1] or 0) / 1000:.1f} KB")
+    board_cap_costs(server)
     server.close()
 
 

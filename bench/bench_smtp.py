@@ -232,7 +232,7 @@ def delivered(maildir: Path, sent_at: dict[str, float]) -> list[float]:
             head = handle.read(4096)
         if b"In-Reply-To: " not in head:  # a board mail after a bot's move answers no player's mail
             continue
-        answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\r\n", 1)[0].decode()
+        answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\n", 1)[0].decode().rstrip("\r")  # a maildir's lines end in LF
         if answered in sent_at:
             first[answered] = min(first.get(answered, float("inf")), path.stat().st_mtime)
     return [(first[message_id] - sent_at[message_id]) * 1000 for message_id in first]

@@ -56,8 +56,8 @@ class Settings:
     error_reply_bytes_per_hour: int = 100_000
     relays_per_hour: int = 30
     relay_bytes_per_hour: int = 250_000
-    board_mails_per_hour: int = 500
-    board_bytes_per_hour: int = 5_000_000
+    board_mails_per_hour: int = 1000
+    board_bytes_per_hour: int = 10_000_000
     #: chat, message and broadcast commands one account may send per hour
     messages_per_hour: int = 20
     #: new boards that may name one player per hour
