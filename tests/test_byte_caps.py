@@ -72,6 +72,8 @@ def test_no_mail_is_longer_than_the_bound_and_a_cut_one_says_so() -> None:
         f"[... {2000 - kept} more lines left out: a mail from this server holds at most {MOST_MAIL_CHARS:,} characters.]"
     )
     assert within_bounds("short\n") == "short\n"
+    one_line = within_bounds("y" * 100_000)
+    assert len(one_line) <= MOST_MAIL_CHARS and "[... 1 more line left out" in one_line
 
 
 def outbox_to(runtime: Runtime, recipient: str, *kinds: str) -> tuple[int, int]:

@@ -178,10 +178,12 @@ def within_bounds(text: str) -> str:
     made it (a move list, a board and a comment are bounded each)."""
     if len(text) <= MOST_MAIL_CHARS:
         return text
-    kept = text[: text.rfind("\n", 0, MOST_MAIL_CHARS - 200) + 1]
-    left_out = len(text[len(kept):].splitlines())
+    end = text.rfind("\n", 0, MOST_MAIL_CHARS - 200) + 1 or MOST_MAIL_CHARS - 200  # a line that long is cut itself
+    kept, left_out = text[:end], len(text[end:].splitlines())
+    kept += "" if kept.endswith("\n") else "\n"
     return kept + wrap(
-        f"[... {left_out} more lines left out: a mail from this server holds at most {MOST_MAIL_CHARS:,} characters.]",
+        f"[... {left_out} more {'line' if left_out == 1 else 'lines'} left out: a mail from this server holds at most "
+        f"{MOST_MAIL_CHARS:,} characters.]",
         hang="",
     ) + "\n"
 

@@ -39,7 +39,7 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
 def _position_reply(
     ctx: Context, game: Game, board: BoardRecord, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
 ) -> Reply:
-    """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
+    """The board (at `ref.at_move`, if given) with its move list (as much of it as a list shows), to the sender."""
     at = ref.at_move
     check_position(game, board, at, usage)
     state, moves = listed_position(ctx, game, board, at)
