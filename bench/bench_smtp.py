@@ -232,7 +232,7 @@ def delivered(maildir: Path, sent_at: dict[str, float]) -> list[float]:
             head = handle.read(4096)
         if b"In-Reply-To: " not in head:  # a board mail after a bot's move answers no player's mail
             continue
-        answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\r\n", 1)[0].decode()
+        answered = head.split(b"In-Reply-To: ", 1)[1].split(b"\n", 1)[0].decode().rstrip("\r")  # a maildir's lines end in LF
         if answered in sent_at:
             first[answered] = min(first.get(answered, float("inf")), path.stat().st_mtime)
     return [(first[message_id] - sent_at[message_id]) * 1000 for message_id in first]
@@ -350,7 +350,10 @@ def main() -> None:
     port = free_port()
     env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
                PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(workdir / "outbox"),
-               PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000")
+               PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
+               # far above what the run sends one player (some 700 board mails): the cost of the
+               # board mails' cap as real play pays it, the tally standing for the count
+               PBMSERV_BOARD_MAILS_PER_HOUR="1000000", PBMSERV_BOARD_BYTES_PER_HOUR="100000000000")
     server = subprocess.Popen([Path(sys.executable).parent / "pbmserv", "serve"], env=env,
                               stdout=open(workdir / "serve.log", "wb"), stderr=subprocess.STDOUT)
     try:

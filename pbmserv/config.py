@@ -53,10 +53,15 @@ class Settings:
     password_time_cost: int = 2
     password_memory_kib: int = 19456
     password_parallelism: int = 1
-    # [limits] what one address is sent per hour, by kind of mail (see docs/decisions.md)
+    # [limits] what one address is sent per hour, by kind of mail, in mails and in bytes (see docs/decisions.md)
     replies_per_hour: int = 30
+    reply_bytes_per_hour: int = 250_000
     error_replies_per_hour: int = 10
+    error_reply_bytes_per_hour: int = 100_000
     relays_per_hour: int = 30
+    relay_bytes_per_hour: int = 250_000
+    board_mails_per_hour: int = 1000
+    board_bytes_per_hour: int = 10_000_000
     #: chat, message and broadcast commands one account may send per hour
     messages_per_hour: int = 20
     #: new boards that may name one player per hour
@@ -111,7 +116,12 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
     "replies_per_hour": ("limits", "replies_per_hour", "PBMSERV_REPLIES_PER_HOUR"),
     "error_replies_per_hour": ("limits", "error_replies_per_hour", "PBMSERV_ERROR_REPLIES_PER_HOUR"),
+    "reply_bytes_per_hour": ("limits", "reply_bytes_per_hour", "PBMSERV_REPLY_BYTES_PER_HOUR"),
+    "error_reply_bytes_per_hour": ("limits", "error_reply_bytes_per_hour", "PBMSERV_ERROR_REPLY_BYTES_PER_HOUR"),
     "relays_per_hour": ("limits", "relays_per_hour", "PBMSERV_RELAYS_PER_HOUR"),
+    "relay_bytes_per_hour": ("limits", "relay_bytes_per_hour", "PBMSERV_RELAY_BYTES_PER_HOUR"),
+    "board_mails_per_hour": ("limits", "board_mails_per_hour", "PBMSERV_BOARD_MAILS_PER_HOUR"),
+    "board_bytes_per_hour": ("limits", "board_bytes_per_hour", "PBMSERV_BOARD_BYTES_PER_HOUR"),
     "messages_per_hour": ("limits", "messages_per_hour", "PBMSERV_MESSAGES_PER_HOUR"),
     "challenges_per_hour": ("limits", "challenges_per_hour", "PBMSERV_CHALLENGES_PER_HOUR"),
     "delivery_max_attempts": ("delivery", "max_attempts", "PBMSERV_DELIVERY_MAX_ATTEMPTS"),
@@ -131,6 +141,12 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
 
 #: how an environment variable spells a setting that is true or false
 BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
+
+#: the hourly caps on what one address is sent: each lets at least one mail through
+CAP_SETTINGS = (
+    "replies_per_hour", "reply_bytes_per_hour", "error_replies_per_hour", "error_reply_bytes_per_hour",
+    "relays_per_hour", "relay_bytes_per_hour", "board_mails_per_hour", "board_bytes_per_hour",
+)
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")
 #: an authserv-id as mail servers write it: a host name (RFC 8601 allows any token; these are what is used)
@@ -272,6 +288,9 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"the smtp mail backend sends through a relay: set {named('relay')} to its host:port, e.g. 127.0.0.1:25")
     if settings.relay and not _is_host_port(settings.relay, need_host=True):
         raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
+    for name in CAP_SETTINGS:
+        if getattr(settings, name) < 1:
+            raise ConfigError(f"{named(name)} must be at least 1, not {getattr(settings, name)}")
     if not 1 <= settings.relay_sessions <= 50:
         raise ConfigError(f"{named('relay_sessions')} must be 1 to 50, not {settings.relay_sessions}")
     if settings.trusted_authserv_id and not _AUTHSERV_ID.fullmatch(settings.trusted_authserv_id):

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 #: how much of a mail an answer quotes
 QUOTED_LINES = 40
 QUOTED_LINE_CHARS = 200
+#: the most characters of one mail's text: what is longer is cut (`within_bounds`)
+MOST_MAIL_CHARS = 64_000
 
 
 
@@ -142,8 +144,8 @@ def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
 
 
 def pause_notice(pause: Pause) -> str:
-    """What the last answer before a pause tells its recipient: that
-    answers stop, until when, and what still goes on."""
+    """What the last mail before a pause tells its recipient: that such
+    mails stop, until when, and what still goes on."""
     until = pause.until.replace(second=0, microsecond=0)
     if until < pause.until:  # the minute it may go again, not one before
         until += timedelta(minutes=1)
@@ -152,16 +154,38 @@ def pause_notice(pause: Pause) -> str:
             "what you send is still carried out (your moves are made, and board mails still go to you and to "
             "your opponents), but answers and error mails to this address are not sent, not even later."
         )
+    elif pause.what == "board mails":
+        counted, after = "board mails", (
+            "moves are still made on all your boards and your opponents still get their board mails, but no "
+            "board mail comes to this address, not even later: 'GAME show N' shows a board as it stands."
+        )
     else:
         counted, after = "error mails", (
             "what you send is still carried out and answered (your moves are made, and board mails still go "
             "to you and to your opponents), but a command that is refused gets no error mail, not even later."
         )
+    most = f"{pause.most_bytes:,} bytes of {counted}" if pause.by_bytes else f"{pause.most} {counted}"
     return wrap(
         f"{pause.what.capitalize()} to this address are paused until {until:%Y-%m-%d %H:%M} UTC: the server sends "
-        f"one address at most {pause.most} {counted} an hour, and this is the last of them. Until then {after}",
+        f"one address at most {most} an hour, and this is the last of them. Until then {after}",
         hang="",
     )
+
+
+def within_bounds(text: str) -> str:
+    """A mail's text, cut after its last line within MOST_MAIL_CHARS
+    characters, with a line saying so: a bound on every mail, whatever
+    made it (a move list, a board and a comment are bounded each)."""
+    if len(text) <= MOST_MAIL_CHARS:
+        return text
+    end = text.rfind("\n", 0, MOST_MAIL_CHARS - 200) + 1 or MOST_MAIL_CHARS - 200  # a line that long is cut itself
+    kept, left_out = text[:end], len(text[end:].splitlines())
+    kept += "" if kept.endswith("\n") else "\n"
+    return kept + wrap(
+        f"[... {left_out} more {'line' if left_out == 1 else 'lines'} left out: a mail from this server holds at most "
+        f"{MOST_MAIL_CHARS:,} characters.]",
+        hang="",
+    ) + "\n"
 
 
 

@@ -11,7 +11,7 @@ from pbmserv.protocol.commands import (
     Move,
     Resign,
 )
-from pbmserv.service import bots, policies, ratings, reply_addresses, subscriptions, views
+from pbmserv.service import bots, policies, ratings, replays, reply_addresses, subscriptions, views
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError, UnconfirmedUser
 from pbmserv.service.rates import HOUR
@@ -21,8 +21,6 @@ from pbmserv.store.records import Account, BoardRecord
 FIRST_BOARD = 101
 #: the rate event of a new board, by each player it names
 CHALLENGED = "challenged"
-#: moves the server records itself; games never see them
-SERVER_MOVES = ("resign", "forfeit")
 
 
 def syntax(game: str, verb: str) -> str:
@@ -42,12 +40,8 @@ def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> 
 
 
 def replay(game: Game, board: BoardRecord, moves: list[records.MoveRecord]) -> Any:
-    """The state after `moves` (the board's first moves), rebuilt from the start."""
-    state = game.new(board.options, board.seats)
-    for move in moves:
-        if move.text not in SERVER_MOVES:
-            state = game.play(state, move.seat, move.text)
-    return state
+    """The state after `moves` (the board's first moves), from the latest state kept on the way (`replays`)."""
+    return replays.replay(game, board, [(move.seat, move.text) for move in moves])
 
 
 def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRecord]]:
@@ -58,12 +52,25 @@ def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tu
     return replay(game, board, moves), moves
 
 
+def listed_position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRecord]]:
+    """The state after move `at` (as it stands when None) and the last of
+    the moves that led there, as many as a move list shows: a long game's
+    whole history is not loaded to be left out (a replay reads only who
+    played what)."""
+    if at is None or at == board.move_count:
+        state = game.decode(board.state)
+        at = board.move_count
+    else:
+        state = replays.replay(game, board, records.played_moves(ctx.connection, board.id, at))
+    return state, records.recent_moves(ctx.connection, board.id, at, views.MOST_LISTED_MOVES)
+
+
 def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
     """The moves an ordinary board mail lists: the last few while the game
-    runs (without loading a long game's whole history), all once it is over."""
-    if board.result is not None:
-        return records.board_moves(ctx.connection, board.id)
-    return records.recent_moves(ctx.connection, board.id, board.move_count, ctx.settings.recent_moves)
+    runs, all once it is over (as many as a move list shows), without
+    loading a long game's whole history."""
+    most = views.MOST_LISTED_MOVES if board.result is not None else ctx.settings.recent_moves
+    return records.recent_moves(ctx.connection, board.id, board.move_count, most)
 
 
 def mails_to_players(

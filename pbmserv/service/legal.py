@@ -26,14 +26,17 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Moves
-from pbmserv.service import views
+from pbmserv.service import memo, views
 from pbmserv.service.boards import check_running, load_board, playing_seat
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.memo import Memo
 from pbmserv.store.records import BoardRecord
 
 #: the most lines of moves one answer lists
 MOST_LINES = 60
+#: the lists made, kept for the next mail that asks for the same position
+LISTS = Memo(4_000_000)
 
 _CELL = re.compile(r"((?:[a-z]+:)?[a-z]+)(\d+)", re.IGNORECASE)
 _PAIR = re.compile(r"([^\s,]+)[\s,]+([^\s,]+)")
@@ -71,18 +74,33 @@ def moves(ctx: Context, game: Game, command: Moves) -> list[Reply]:
 
 def _section(game: Game, board: BoardRecord, state: Any, seat: int, hidden: bool) -> str:
     userid = board.seats[seat]
-    legal = game.legal_moves(state, seat)
+    first, listed = _listed(game, board, state, seat)
     mine = " (as you see it; nobody else gets this list)" if hidden else ""
     head = f"Legal moves of {userid} on {game.title} board {board.board}, move {board.move_count + 1}{mine}:"
     lines = [views.wrap(head, hang="")]
-    if not legal:
+    if not listed:
         lines.append("  none")
     else:
-        lines += moves_lines(legal)
+        lines.append(listed)
         lines.append(views.wrap(
-            f"Send one as: {game.name} move {board.board} {userid} PASSWORD {legal[0]}", hang="    ",
+            f"Send one as: {game.name} move {board.board} {userid} PASSWORD {first}", hang="    ",
         ))
     return "\n".join(lines)
+
+
+def _listed(game: Game, board: BoardRecord, state: Any, seat: int) -> tuple[str, str]:
+    """The first of the seat's legal moves and all of them as `moves_lines`
+    ("" if it has none), made once for each state and seat: the worker
+    keeps them (`LISTS`), keyed by the game, the stored state and the seat,
+    all that they follow from. Who may see them is checked before."""
+    key = memo.digest(game.name, board.state, seat)
+    kept = LISTS.get(key)
+    if kept is None:
+        legal = game.legal_moves(state, seat)
+        kept = "\n".join([legal[0], *moves_lines(legal)]) if legal else ""
+        LISTS.put(key, kept)
+    first, _, listed = kept.partition("\n")
+    return first, listed
 
 
 def compact(legal: list[str]) -> list[str]:

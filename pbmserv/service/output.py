@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.mail.outbound import compose
-from pbmserv.service.answers import pause_notice
+from pbmserv.service.answers import pause_notice, within_bounds
 from pbmserv.service.claims import Claim
 from pbmserv.service.context import Reply
 from pbmserv.service.processed import Processed
@@ -86,8 +86,9 @@ class BatchOutput:
         rows, held_back = [], Counter[str]()
         for made in composed:
             for row in made.rows:
-                recipient = str(row["recipient"])
-                allowed, pause = self.caps.take(recipient, made.reply.kind, now)
+                recipient, size = str(row["recipient"]), row["size"]
+                assert isinstance(size, int), "outbox_rows gives each row its size"
+                allowed, pause = self.caps.take(recipient, made.reply.kind, now, size)
                 if not allowed:
                     held_back[recipient] += 1
                 elif pause is None:
@@ -133,11 +134,12 @@ def outbox_rows(
     rows = []
     if mail is not None and _nowhere(mail.sender):  # a bot's move: the players never saw its mail
         mail = None
+    body = within_bounds(reply.body)
     for recipient in dict.fromkeys(reply.recipients):
         if _nowhere(recipient):
             continue
         message_id, raw = compose(
-            sender=sender, recipient=recipient, subject=reply.subject, body=reply.body, date=now,
+            sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now,
             in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
             reply_to=reply.reply_to,
         )
@@ -145,6 +147,7 @@ def outbox_rows(
             raw = key.seal(raw)
         rows.append({
             "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
+            "size": len(raw),
             "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
             "claimed_by": "", "claim_token": "",
         })

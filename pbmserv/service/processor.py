@@ -20,7 +20,7 @@ from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Line, Request, probable_passwords
 from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
-from pbmserv.service import timers
+from pbmserv.service import deadline, timers
 from pbmserv.service.answers import (
     Skipped,
     apology,
@@ -61,7 +61,8 @@ TIMER_BOARDS_PER_TRANSACTION = 50
 #: spooled mails a batch moves into the database at most
 ADMITTED_PER_BATCH = 200
 
-#: the commands of a `multiple` mail left when it has taken this long are not carried out
+#: the commands of a `multiple` mail left when it has taken this long are not carried out,
+#: and a command's long loops refuse it (`deadline`)
 MAIL_SECONDS = 2.0
 
 #: how long the sealed original of a failed mail is kept, for an operator to retry it
@@ -241,7 +242,8 @@ class Processor:
                 request, vouched = read_request(
                     connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address,
                 )
-                composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now, ahead)
+                with deadline.within(MAIL_SECONDS):  # seen inside a command's long loops too
+                    composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now, ahead)
         except CONNECTION_ERRORS:  # the database, not the mail: try the batch again later
             raise
         except WaitsItsTurn:

@@ -5,14 +5,16 @@ from __future__ import annotations
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, ShowBoards, ShowUsers
 from pbmserv.service import subscriptions, views
-from pbmserv.service.boards import load_board, moves_to_list, playing_seat, position
+from pbmserv.service.answers import MOST_MAIL_CHARS
+from pbmserv.service.boards import listed_position, load_board, moves_to_list, playing_seat
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
 from pbmserv.store.records import BoardRecord
 
-#: the most boards one answer shows (`show userid`, `all show`)
+#: the most boards one answer shows (`show userid`, `all show`), and the characters they may take
 MOST_BOARDS_IN_A_MAIL = 20
+SECTIONS_CHARS = MOST_MAIL_CHARS - 2_000
 
 
 def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
@@ -37,10 +39,10 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
 def _position_reply(
     ctx: Context, game: Game, board: BoardRecord, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
 ) -> Reply:
-    """The board (at `ref.at_move`, if given) with its whole move list, to the sender."""
+    """The board (at `ref.at_move`, if given) with its move list (as much of it as a list shows), to the sender."""
     at = ref.at_move
     check_position(game, board, at, usage)
-    state, moves = position(ctx, game, board, at)
+    state, moves = listed_position(ctx, game, board, at)
     leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
     body = views.board_mail(
         game, board, moves, state, viewer, recent=None,
@@ -72,17 +74,23 @@ def all_show(ctx: Context, command: AllShow) -> list[Reply]:
 
 
 def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_all: str) -> str:
-    """The boards one after another, at most MOST_BOARDS_IN_A_MAIL of them."""
+    """The boards one after another, at most MOST_BOARDS_IN_A_MAIL of them,
+    and only as many as fit in SECTIONS_CHARS (a finished board lists its
+    moves)."""
     if not boards:
         return ""
     rule = "-" * views.LINE_WIDTH
-    sections = [
-        views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
-        for game, b in boards[:MOST_BOARDS_IN_A_MAIL]
-    ]
-    if len(boards) > MOST_BOARDS_IN_A_MAIL:
+    sections: list[str] = []
+    used = 0
+    for game, b in boards[:MOST_BOARDS_IN_A_MAIL]:
+        section = views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
+        used += len(section) + len(rule) + 2
+        if sections and used > SECTIONS_CHARS:
+            break
+        sections.append(section)
+    if len(boards) > len(sections):
         sections.append(views.wrap(
-            f"The first {MOST_BOARDS_IN_A_MAIL} are shown, {len(boards) - MOST_BOARDS_IN_A_MAIL} more are not: {where_all}.",
+            f"The first {len(sections)} are shown, {len(boards) - len(sections)} more are not: {where_all}.",
             hang="",
         ) + "\n")
     return "\n" + f"\n{rule}\n\n".join(sections)

@@ -11,6 +11,10 @@ from pbmserv.store.records import BoardRecord, MoveRecord
 LINE_WIDTH = 72
 SECRET = "(secret)"
 AUTO = "(Auto)"
+#: the most moves one move list shows: the earlier ones are in the list of `show N#k`
+MOST_LISTED_MOVES = 300
+#: and the most characters it may take, whatever the moves' texts
+MOST_LIST_CHARS = 16_000
 
 
 def wrap(text: str, indent: str = "", hang: str = "    ") -> str:
@@ -90,36 +94,58 @@ def move_list(
 ) -> str:
     """Moves oldest first, a line per round where the game plays in rounds
     (`Game.move_rounds`), else in columns; only the last `recent` (whole
-    rounds) unless None. `state` is the position the moves led to."""
+    rounds) unless None, and never more than MOST_LISTED_MOVES moves or
+    MOST_LIST_CHARS characters: a list cut says where the rest is (in the
+    list of `show N#k`, the position after move k). `state` is the
+    position the moves led to, `moves` the last of them (at least as many
+    as are listed)."""
     if not moves:
         return "No moves yet."
     over = board.result is not None
+    total = moves[-1].number
+    moves = moves[-(MOST_LISTED_MOVES if recent is None else min(recent, MOST_LISTED_MOVES)):]
     rounds = game.move_rounds(state, [SECRET if move.secret and not over else move.text for move in moves])
     if rounds:
         if recent is not None:
             rounds = last_rounds(rounds, recent)
-        recent = sum(count for _, count in rounds)
-    shown = moves if recent is None or len(moves) <= recent else moves[-recent:]
+        moves = moves[len(moves) - sum(count for _, count in rounds):]
     entries = [
         f"{move.number:>3}. {board.seats[move.seat]} {move_text_for(move, viewer, over)}"
-        for move in shown
+        for move in moves
     ]
     width = max(len(entry) for entry in entries) + 3
+    rows: list[tuple[str, int]] = []  # each line, and how many moves it lists
     if rounds:
         label_width = max(len(label) for label, _ in rounds)
-        lines, start = [], 0
+        start = 0
         for label, count in rounds:
             halves = "".join(entry.ljust(width) for entry in entries[start : start + count])
-            lines.append(f"  {label.ljust(label_width)} {halves}".rstrip())
+            rows.append((f"  {label.ljust(label_width)} {halves}".rstrip(), count))
             start += count
     else:
         columns = max(1, LINE_WIDTH // width)
-        rows = [entries[start : start + columns] for start in range(0, len(entries), columns)]
-        lines = ["".join(entry.ljust(width) for entry in row).rstrip() for row in rows]
+        for start in range(0, len(entries), columns):
+            row = entries[start : start + columns]
+            rows.append(("".join(entry.ljust(width) for entry in row).rstrip(), len(row)))
+    rows = _last_rows_within(rows, MOST_LIST_CHARS)
+    shown = sum(count for _, count in rows)
     header = "Moves:"
-    if recent is not None and len(shown) < board.move_count:
-        header = f"Moves (the last {len(shown)} of {board.move_count}; 'show {board.board}' lists all):"
-    return "\n".join([header, *lines])
+    if shown < total and recent is not None:
+        more = "all" if total <= MOST_LISTED_MOVES else "more"
+        header = f"Moves (the last {shown} of {total}; 'show {board.board}' lists {more}):"
+    elif shown < total:
+        header = f"Moves (the last {shown} of {total}; '{game.name} show {board.board}#{total - shown}' lists the ones before):"
+    return "\n".join([header, *(line for line, _ in rows)])
+
+
+def _last_rows_within(rows: list[tuple[str, int]], most: int) -> list[tuple[str, int]]:
+    """The last rows whose lines take at most `most` characters (the last one at least)."""
+    kept, used = 0, 0
+    for line, _ in reversed(rows):
+        if kept and used + len(line) + 1 > most:
+            break
+        kept, used = kept + 1, used + len(line) + 1
+    return rows[len(rows) - kept:]
 
 
 def last_rounds(rounds: list[tuple[str, int]], most: int) -> list[tuple[str, int]]:

@@ -41,27 +41,28 @@ def forget_events(connection: Connection, before: datetime) -> None:
 
 @cache
 def _mails_since(kinds: tuple[str, ...]) -> Prepared:
+    """Read from the index on (recipient, created_at, kind, size) alone."""
     return Prepared(
-        select(func.count(OUTBOX.c.id)).where(
+        select(func.count(), func.coalesce(func.sum(OUTBOX.c.size), 0)).where(
             OUTBOX.c.recipient == bindparam("recipient"),
-            or_(*(OUTBOX.c.kind == kind for kind in kinds)),
             OUTBOX.c.created_at > bindparam("since"),
+            or_(*(OUTBOX.c.kind == kind for kind in kinds)),
         )
     )
 
 
-def mails_since(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> int:
-    """How many mails of `kinds` the outbox holds for `recipient` from after `since`."""
-    [(count,)] = _mails_since(kinds).rows(connection, {"recipient": recipient, "since": since})
-    return int(count)
+def mails_since(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> tuple[int, int]:
+    """How many mails of `kinds` the outbox holds for `recipient` from after `since`, and their bytes."""
+    [(count, size)] = _mails_since(kinds).rows(connection, {"recipient": recipient, "since": since})
+    return int(count), int(size)
 
 
-def oldest_mail_since(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> datetime | None:
-    """When the oldest mail of `kinds` the outbox holds for `recipient` from after `since` was made (None: there is none).
-    Asked only when a cap fills, so not prepared."""
-    oldest = connection.execute(
-        select(func.min(OUTBOX.c.created_at)).where(
-            OUTBOX.c.recipient == recipient, OUTBOX.c.kind.in_(kinds), OUTBOX.c.created_at > since,
-        )
-    ).scalar_one()
-    return oldest if isinstance(oldest, datetime) else None
+def mails_in_window(connection: Connection, recipient: str, kinds: tuple[str, ...], since: datetime) -> list[tuple[datetime, int]]:
+    """When each mail of `kinds` the outbox holds for `recipient` from after `since` was made, and its bytes,
+    the oldest first. Asked only when a cap fills (at most a cap's worth of rows), so not prepared."""
+    rows = connection.execute(
+        select(OUTBOX.c.created_at, OUTBOX.c.size)
+        .where(OUTBOX.c.recipient == recipient, OUTBOX.c.created_at > since, OUTBOX.c.kind.in_(kinds))
+        .order_by(OUTBOX.c.created_at)
+    )
+    return [(created_at, int(size)) for created_at, size in rows]

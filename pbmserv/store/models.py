@@ -223,8 +223,8 @@ class InboundMail(Base):
 
 class OutboxMail(Base):
     __tablename__ = "outbox"
-    #: the hourly caps count the mails to a recipient since a time
-    __table_args__ = (Index("ix_outbox_recipient_created_at", "recipient", "created_at"),)
+    #: the hourly caps count the mails of some kinds to a recipient since a time, and their bytes, from the index alone
+    __table_args__ = (Index("ix_outbox_caps", "recipient", "created_at", "kind", "size"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -234,6 +234,8 @@ class OutboxMail(Base):
     recipient: Mapped[str] = mapped_column(String(320))
     message_id: Mapped[str] = mapped_column(String(998))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: the bytes of `raw` as queued, for the caps on bytes
+    size: Mapped[int] = mapped_column(Integer, server_default="0")
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | sent | dead
     kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error | relay | confirm
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -113,11 +113,24 @@ _SAVE_BOARD = Prepared(
 )
 _MOVE_COLUMNS = [MOVES.c[name] for name in MoveRecord._fields]
 _MOVES = Prepared(select(*_MOVE_COLUMNS).where(MOVES.c.board_id == bindparam("board_id")).order_by(MOVES.c.number))
+_FIRST_MOVES = Prepared(
+    select(*_MOVE_COLUMNS)
+    .where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number <= bindparam("upto"))
+    .order_by(MOVES.c.number)
+)
+_PLAYED = Prepared(
+    select(MOVES.c.seat, MOVES.c.text)
+    .where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number <= bindparam("upto"))
+    .order_by(MOVES.c.number)
+)
 #: by the range of numbers, not ORDER BY number DESC LIMIT: PostgreSQL may
 #: read that with a bitmap scan and a sort, which reads a long game's every move
 _RECENT_MOVES = Prepared(
     select(*_MOVE_COLUMNS)
-    .where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number > bindparam("after"))
+    .where(
+        MOVES.c.board_id == bindparam("board_id"), MOVES.c.number > bindparam("after"),
+        MOVES.c.number <= bindparam("upto"),
+    )
     .order_by(MOVES.c.number)
 )
 _RECORD_MOVE = Prepared(insert(MOVES))
@@ -229,14 +242,20 @@ def save_board(connection: Connection, board: BoardRecord) -> None:
 # -- moves -----------------------------------------------------------------------
 def board_moves(connection: Connection, board_id: int, upto: int | None = None) -> list[MoveRecord]:
     """The board's moves in order (the first `upto` of them, if given)."""
-    moves = [MoveRecord(*row) for row in _MOVES.rows(connection, {"board_id": board_id})]
-    return moves if upto is None else moves[:upto]
+    if upto is None:
+        return [MoveRecord(*row) for row in _MOVES.rows(connection, {"board_id": board_id})]
+    return [MoveRecord(*row) for row in _FIRST_MOVES.rows(connection, {"board_id": board_id, "upto": upto})]
 
 
 def recent_moves(connection: Connection, board_id: int, move_count: int, count: int) -> list[MoveRecord]:
-    """The last `count` moves of the board (of its `move_count`), in order."""
-    rows = _RECENT_MOVES.rows(connection, {"board_id": board_id, "after": move_count - count})
+    """The last `count` of the board's first `move_count` moves, in order."""
+    rows = _RECENT_MOVES.rows(connection, {"board_id": board_id, "after": move_count - count, "upto": move_count})
     return [MoveRecord(*row) for row in rows]
+
+
+def played_moves(connection: Connection, board_id: int, upto: int) -> list[tuple[int, str]]:
+    """The seat and text of the board's first `upto` moves in order: all that replaying them needs."""
+    return [(seat, text) for seat, text in _PLAYED.rows(connection, {"board_id": board_id, "upto": upto})]
 
 
 def record_move(connection: Connection, **values: Any) -> None:
