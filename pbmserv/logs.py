@@ -114,4 +114,6 @@ class JsonFormatter(logging.Formatter):
             entry["exception"] = self.formatException(record.exc_info)
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
-        return masked_codes(json.dumps(entry, default=str))
+        # each value masked before JSON escapes what is not ASCII (a fullwidth address would hide in `\uff20`)
+        return json.dumps({name: masked_codes(str(value)) if isinstance(value, str) else value
+                           for name, value in entry.items()}, default=lambda value: masked_codes(str(value)))

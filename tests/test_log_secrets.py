@@ -5,6 +5,7 @@ its Subject, in both log formats."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import smtplib
@@ -15,7 +16,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from pbmserv.logs import WithoutClientText
+from pbmserv.logs import JsonFormatter, WithoutClientText, text_formatter
 from pbmserv.runtime import Runtime
 from pbmserv.service.reply_addresses import token_of
 from pbmserv.store.database import make_engine
@@ -98,3 +99,15 @@ def test_a_database_error_never_shows_the_statement_s_parameters(tmp_path: Path)
         connection.execute(text("INSERT INTO t VALUES (:secret)"), {"secret": PASSWORD})
     assert PASSWORD not in str(raised.value) and "hide_parameters" in str(raised.value)
     engine.dispose()
+
+
+def test_both_formats_mask_an_address_in_any_form_also_in_extra_fields() -> None:
+    fullwidth = "pbmserv＋toy-101-1-ABCDEFGHIJKMNPQR＠localhost"
+    record = logging.makeLogRecord({
+        "name": "pbmserv.test", "levelno": logging.INFO, "levelname": "INFO", "msg": "from %s", "args": (fullwidth,),
+        "sender": "pbmserv+toy-101-1-abcdefghijkmnpqr@localhost",
+    })
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["message"] == "from pbmserv＋toy-101-1-********＠localhost"
+    assert entry["sender"] == "pbmserv+toy-101-1-********@localhost"
+    assert text_formatter("").format(record).endswith("from pbmserv＋toy-101-1-********＠localhost")
