@@ -70,9 +70,9 @@ def with_codes(
     those `known` (the code of the address it came to, by its game, board
     and userid), those of the seat the userid of each command holds on the
     board it names, and for a command that passes text on (chat, message,
-    broadcast) those of every seat its userid holds. Only those read all
-    running boards (the seats have no index); a move is not made to wait
-    for it."""
+    broadcast) those of every seat its userid holds on a running board.
+    Only those read all running boards (the seats have no index); a move
+    is not made to wait for it."""
     text = f"{mail.subject}\n{mail.text}"
     if not may_hold_code(text):  # most mails: no read of the database, no code made
         return request
@@ -82,7 +82,7 @@ def with_codes(
         board, userid = getattr(line.command, "board", None), getattr(line.command, "userid", None)
         if isinstance(line.command, _RELAYS) and isinstance(userid, str):
             anywhere.add(userid)
-        elif isinstance(line.command, GameCommand) and isinstance(board, int) and isinstance(userid, str):
+        if isinstance(line.command, GameCommand) and isinstance(board, int) and isinstance(userid, str):
             on_boards.add((line.command.game, board, userid))
     seats = users.seats_held(connection, on_boards - known.keys(), anywhere)
     codes = codes_written(text, {*address_codes(text), *known.values(), *(token_for(key, *seat).mac for seat in seats)})
