@@ -57,10 +57,11 @@ class ServeProcess:
         self.env.update(settings)
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> ServeProcess:
+    def start(self, *, verbose: bool = False) -> ServeProcess:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [PBMSERV, "serve"], env=self.env, stdout=log, stderr=log, start_new_session=True,
+                [PBMSERV, *(["-v"] if verbose else []), "serve"], env=self.env, stdout=log, stderr=log,
+                start_new_session=True,
             )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

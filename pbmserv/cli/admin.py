@@ -10,7 +10,17 @@ from typing import Any
 import click
 
 from pbmserv.cli import Tool, config_option
-from pbmserv.cli.admin_common import change_each, emit_record, emit_rows, iso_time, json_option, progress_of, runtime_of
+from pbmserv.cli.admin_common import (
+    change_each,
+    echo,
+    emit_record,
+    emit_rows,
+    iso_time,
+    json_option,
+    printable,
+    progress_of,
+    runtime_of,
+)
 from pbmserv.cli.admin_mail import inbound, outbox
 from pbmserv.config import load_settings
 from pbmserv.gamekit import Game
@@ -48,7 +58,7 @@ def db() -> None:
 def upgrade(ctx: click.Context) -> None:
     """Bring the database to the newest schema."""
     runtime_of(ctx, may_make_database=True).upgrade_schema()
-    click.echo("database is at the newest schema")
+    echo("database is at the newest schema")
 
 
 # -- users -------------------------------------------------------------------
@@ -230,7 +240,7 @@ def games_show(ctx: click.Context, game_type: str, number: int, seat: str | None
         board = _board(connection, game, number)
         viewer = _viewer(board, seat)
         moves = records.board_moves(connection, board.id)
-    click.echo(board_mail(game, board, moves, game.decode(board.state), viewer, recent=None), nl=False)
+    echo(board_mail(game, board, moves, game.decode(board.state), viewer, recent=None), nl=False)
 
 
 def _replay_problem(runtime: Runtime, connection: Connection, board: BoardRecord) -> str | None:
@@ -264,8 +274,8 @@ def games_replay(ctx: click.Context, game_type: str | None, number: int | None, 
             board = _board(connection, _game(runtime, game_type), number)
             problem = _replay_problem(runtime, connection, board)
             if problem is not None:
-                raise click.ClickException(f"board {number}: {problem}")
-            click.echo(f"board {number}: {board.move_count} moves replay to the stored state")
+                raise click.ClickException(printable(f"board {number}: {problem}", lines=False))
+            echo(f"board {number}: {board.move_count} moves replay to the stored state")
             return
         boards = _boards(connection, runtime, game_type)
         differing = 0
@@ -274,8 +284,8 @@ def games_replay(ctx: click.Context, game_type: str | None, number: int | None, 
                 problem = _replay_problem(runtime, connection, board)
                 if problem is not None:
                     differing += 1
-                    click.echo(f"{board.game_type} board {board.board}: {problem}")
-    click.echo(f"{len(boards) - differing} of {len(boards)} board(s) replay to the stored state")
+                    echo(printable(f"{board.game_type} board {board.board}: {problem}", lines=False))
+    echo(f"{len(boards) - differing} of {len(boards)} board(s) replay to the stored state")
     if differing:
         raise SystemExit(1)
 
@@ -314,7 +324,7 @@ def games_export(ctx: click.Context, game_type: str | None, number: int | None, 
     with reading(runtime.engine) as connection:
         if not every:
             assert game_type is not None and number is not None  # the usage check above
-            click.echo(json.dumps(_export(connection, _board(connection, _game(runtime, game_type), number)), indent=2))
+            echo(json.dumps(_export(connection, _board(connection, _game(runtime, game_type), number)), indent=2))
             return
         boards = _boards(connection, runtime, game_type)
         if output is not None:
@@ -323,11 +333,11 @@ def games_export(ctx: click.Context, game_type: str | None, number: int | None, 
             for board in progress:
                 data = _export(connection, board)
                 if output is None:
-                    click.echo(json.dumps(data))
+                    echo(json.dumps(data))
                 else:
                     (output / f"{board.game_type}-{board.board}.json").write_text(json.dumps(data, indent=2) + "\n")
     if output is not None:
-        click.echo(f"{len(boards)} board(s) written to {output}")
+        echo(f"{len(boards)} board(s) written to {output}")
 
 
 @cli.command()
@@ -338,8 +348,8 @@ def cleanup(ctx: click.Context) -> None:
     The mails wait in the outbox for `pbmserv deliver` (or `serve`)."""
     report = runtime_of(ctx).processor.run_timers()
     for line in report:
-        click.echo(line)
-    click.echo(f"{len(report)} reminder(s), forfeit(s) and vacation end(s)")
+        echo(printable(line, lines=False))
+    echo(f"{len(report)} reminder(s), forfeit(s) and vacation end(s)")
 
 
 @cli.command()
@@ -350,10 +360,10 @@ def stats(ctx: click.Context) -> None:
     with reading(runtime_of(ctx).engine) as connection:
         data = stored.counts(connection)
     if ctx.obj["json"]:
-        click.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     else:
         for key, value in data.items():
-            click.echo(f"{key:<16} {value}")
+            echo(f"{key:<16} {value}")
 
 
 cli.add_command(inbound)

@@ -1,10 +1,13 @@
 """What the commands of `pbmserv-admin` share: the server's parts, output
-as a table or JSON, and changes made to one id after another."""
+as a table or JSON (through `echo`, which shows control characters as
+escapes), and changes made to one id after another."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -43,33 +46,65 @@ def iso_time(moment: datetime | None, timespec: str = "seconds") -> str | None:
     return as_utc(moment).astimezone(UTC).isoformat(timespec=timespec) if moment is not None else None
 
 
+#: what may reach a terminal as it is: printable ASCII, and in a text its
+#: newlines and tabs (everything else is looked at one character at a time)
+_NOT_PLAIN_TEXT = re.compile(r"[^\t\n\x20-\x7e]")
+_NOT_PLAIN_FIELD = re.compile(r"[^\x20-\x7e]")
+#: the Unicode categories shown as escapes: controls (C0, C1 and DEL), format
+#: characters (bidi overrides, zero-width ones, the soft hyphen), surrogates,
+#: unassigned code points and the line and paragraph separators
+_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str, *, lines: bool = True) -> str:
+    """`text` as it may reach the operator's terminal: every control or
+    invisible format character written out as an escape (`\\x1b`,
+    `\\u202e`), so that what a stranger wrote in a mail cannot clear the
+    screen, set the window's title, fill the clipboard (OSC 52) or turn
+    what is shown around. With `lines`, newlines and tabs are kept (a
+    mail's text); without, they are escaped too (a field, a table's cell)."""
+    return (_NOT_PLAIN_TEXT if lines else _NOT_PLAIN_FIELD).sub(_visible, text)
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    return char.encode("unicode_escape").decode("ascii") if unicodedata.category(char) in _UNSHOWN else char
+
+
+def echo(text: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """What every display of `pbmserv-admin` prints goes through here: its
+    newlines and tabs kept, any other control character escaped."""
+    click.echo(printable(text), nl=nl, err=err)
+
+
 def emit_rows(ctx: click.Context, rows: list[dict[str, Any]], columns: list[str]) -> None:
-    if ctx.obj["json"]:
-        click.echo(json.dumps(rows, indent=2))
+    if ctx.obj["json"]:  # JSON escapes every control and non-ASCII character itself
+        echo(json.dumps(rows, indent=2))
         return
     if not rows:
-        click.echo("(none)")
+        echo("(none)")
         return
-    shown = [{c: "-" if row[c] is None else str(row[c]) for c in columns} for row in rows]
+    shown = [{c: "-" if row[c] is None else printable(str(row[c]), lines=False) for c in columns} for row in rows]
     widths = {c: max(len(c), *(len(row[c]) for row in shown)) for c in columns}
-    click.echo("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
+    echo("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
     for row in shown:
-        click.echo("  ".join(row[c].ljust(widths[c]) for c in columns).rstrip())
+        echo("  ".join(row[c].ljust(widths[c]) for c in columns).rstrip())
 
 
 def emit_record(ctx: click.Context, data: dict[str, Any], text: str | None = None) -> None:
     """One record: as JSON, or a line for each field and then `text` (a mail) after a blank line."""
     if ctx.obj["json"]:
-        click.echo(json.dumps(data if text is None else {**data, "mail": text}, indent=2))
+        echo(json.dumps(data if text is None else {**data, "mail": text}, indent=2))
         return
     width = max(len(key) for key in data) + 2  # as inbound show has always lined them up
     for key, value in data.items():
         if isinstance(value, list):
             value = ", ".join(value) or None
-        click.echo(f"{key + ':':<{width}} {'-' if value in (None, '') else value}")
+        shown = "-" if value in (None, "") else printable(str(value), lines=False)
+        echo(f"{key + ':':<{width}} {shown}")
     if text is not None:
-        click.echo("")
-        click.echo(text, nl=False)
+        echo("")
+        echo(text, nl=False)
 
 
 def mail_text(raw: bytes) -> str:
@@ -92,9 +127,9 @@ def change_each(kind: str, ids: Iterable[Any], change: Callable[[Any], str | Non
     for item in ids:
         why = change(item)
         if why is None:
-            click.echo(f"{kind} {item}: {done}")
+            echo(printable(f"{kind} {item}: {done}", lines=False))
         else:
             refused += 1
-            click.echo(f"{kind} {item}: not changed: {why}", err=True)
+            echo(printable(f"{kind} {item}: not changed: {why}", lines=False), err=True)
     if refused:
         raise SystemExit(1)

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from pbmserv.cli.admin_common import change_each, emit_record, emit_rows, iso_time, json_option, mail_text, runtime_of
+from pbmserv.cli.admin_common import (
+    change_each,
+    echo,
+    emit_record,
+    emit_rows,
+    iso_time,
+    json_option,
+    mail_text,
+    runtime_of,
+)
 from pbmserv.service import operator
 from pbmserv.service.reply_addresses import mask_addresses
 from pbmserv.store import operator as stored
@@ -138,6 +147,6 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...], all_dead: bool) -> No
         raise click.UsageError("name mail ids or give --all-dead")
     runtime = runtime_of(ctx)
     if all_dead:
-        click.echo(f"{operator.retry_dead_outbox(runtime.engine, runtime.clock())} mail(s) due again")
+        echo(f"{operator.retry_dead_outbox(runtime.engine, runtime.clock())} mail(s) due again")
         return
     change_each("outbox", ids, lambda mail_id: operator.retry_outbox(runtime.engine, mail_id, runtime.clock()), "due again")

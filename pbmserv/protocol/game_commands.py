@@ -6,7 +6,21 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from pbmserv.protocol.arguments import BOARD_REF, WHOLE_NUMBER, exactly, need, read_board, read_board_ref, read_count, read_userid
+from pbmserv.protocol.arguments import (
+    BOARD_REF,
+    WHOLE_NUMBER,
+    at_most,
+    board_ref_problem,
+    exactly,
+    need,
+    read_board,
+    read_board_ref,
+    read_count,
+    read_move,
+    read_password,
+    read_userid,
+    shown,
+)
 from pbmserv.protocol.commands import (
     BOARD_FILTERS,
     PROPOSAL_ACTIONS,
@@ -34,7 +48,16 @@ from pbmserv.protocol.commands import (
     Unsubscribe,
 )
 from pbmserv.protocol.errors import BadArgument, MissingArgument, UnknownCommand
-from pbmserv.protocol.syntax import GAME_SYNTAX, MAX_LIMIT, MAX_SEEK, MOST_BOARDS
+from pbmserv.protocol.syntax import (
+    GAME_SYNTAX,
+    LONGEST_OPTION,
+    MAX_LIMIT,
+    MAX_SEEK,
+    MOST_BOARDS,
+    MOST_OPTIONS,
+    MOST_PREVIEW_MOVES,
+    MOST_USERIDS,
+)
 
 TIMERS = ("nagtime", "forfeittime")
 
@@ -68,7 +91,10 @@ def parse_game_command(game: str, args: list[str], text: str) -> Command:
         guard = None
         if len(rest) > 3:
             guard = _guard_only(rest[3:], syntax, game)
-        return Resign(game, read_board(board, syntax, game), read_userid(userid, syntax, game), password, guard)
+        return Resign(
+            game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
+            guard,
+        )
     if verb == "show":
         return _show(game, rest, syntax)
     if verb == "games":
@@ -78,7 +104,7 @@ def parse_game_command(game: str, args: list[str], text: str) -> Command:
         return _GAME_PARSERS[verb](game, rest, syntax)
     commands = ", ".join(sorted(GAME_SYNTAX))
     raise UnknownCommand(
-        f"'{args[0]}' is not a {game} command.",
+        f"'{shown(args[0])}' is not a {game} command.",
         f"{game} commands: {commands}; send '{game} help' for the rules",
         game=game,
     )
@@ -88,7 +114,15 @@ def _challenge(game: str, args: list[str], syntax: str) -> Command:
     options: list[tuple[str, str | None]] = []
     timers: list[tuple[str, int]] = []
     userids: list[str] = []
+    switches = [arg for arg in args if arg.startswith("-")]
+    at_most(len(switches), MOST_OPTIONS, "options", syntax, game)
+    at_most(len(args) - len(switches), MOST_USERIDS, "players", syntax, game)
     for position, arg in enumerate(args):
+        if arg.startswith("-") and len(arg) > LONGEST_OPTION:
+            raise BadArgument(
+                f"'{shown(arg)}' is not an option: an option with its value has at most {LONGEST_OPTION} characters.",
+                syntax, game,
+            )
         if arg.startswith("--"):
             match = _TIMER.fullmatch(arg)
             name = match.group(1).lower() if match else ""
@@ -118,7 +152,7 @@ def _value_apart(option: str, word: str, syntax: str, game: str) -> None:
     if word.startswith("-") or (not word.isdigit() and _is_userid(word, syntax, game)):
         return
     raise BadArgument(
-        f"'{option} {word}' writes an option apart from its value: write {option}={word}, one word.",
+        f"'{option} {shown(word)}' writes an option apart from its value: write {option}={shown(word)}, one word.",
         f"{syntax}; an option that takes no value (a switch) stands alone, and a userid "
         "that is a number goes before the options",
         game,
@@ -142,7 +176,8 @@ def _rest_of_line(text: str) -> str:
 def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     board_number = read_board(board, syntax, game)
-    move_text = _rest_of_line(text)
+    password = read_password(password, syntax, game)
+    move_text = read_move(_rest_of_line(text), "move", syntax, game, board_number)
     guard = None
     match = _GUARD.match(move_text.strip())
     if match is not None:
@@ -160,7 +195,8 @@ def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
 def _queue(game: str, args: list[str], syntax: str, text: str) -> Command:
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     board_number = read_board(board, syntax, game)
-    move_text = _rest_of_line(text)
+    password = read_password(password, syntax, game)
+    move_text = read_move(_rest_of_line(text), "move to queue", syntax, game, board_number)
     if not move_text:
         raise MissingArgument("The move to queue is missing after your password.", syntax, game, board_number)
     if move_text.lower() in ("resign", *PROPOSAL_ACTIONS):
@@ -172,10 +208,14 @@ def _preview(game: str, args: list[str], syntax: str, text: str) -> Command:
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     match = BOARD_REF.fullmatch(board)
     if match is None:
-        raise BadArgument(f"'{board}' is not a board number like 101 or 101#12.", syntax, game)
+        raise BadArgument(board_ref_problem(board), syntax, game)
+    password = read_password(password, syntax, game)
     moves = tuple(move.strip() for move in _rest_of_line(text).split(";") if move.strip())
     if not moves:
         raise MissingArgument("The moves to preview are missing after your password.", syntax, game)
+    at_most(len(moves), MOST_PREVIEW_MOVES, "moves to preview", syntax, game)
+    for move in moves:
+        read_move(move, "move to preview", syntax, game)
     return Preview(game, read_board_ref(match), read_userid(userid, syntax, game), password, moves)
 
 
@@ -194,6 +234,9 @@ def _show(game: str, args: list[str], syntax: str) -> Command:
         _at_most_boards(len(refs), "show", syntax, game)
         return ShowBoards(game, tuple(read_board_ref(m) for m in refs if m))
     if any(refs):
+        for arg, ref in zip(args, refs):
+            if ref is None and arg.replace("#", "").isdigit():  # a number, too long
+                raise BadArgument(board_ref_problem(arg), syntax, game)
         raise BadArgument("'show' takes either board numbers or userids, not both.", syntax, game)
     userids, which = _users_and_filter(game, args, syntax)
     return ShowUsers(game, userids, which)
@@ -201,13 +244,14 @@ def _show(game: str, args: list[str], syntax: str) -> Command:
 
 def _showas(game: str, args: list[str], syntax: str) -> Command:
     userid, password, _ = need(args, ("userid", "password", "board number"), syntax, game)
+    password = read_password(password, syntax, game)
+    _at_most_boards(len(args) - 2, "showas", syntax, game)
     boards = []
     for arg in args[2:]:
         match = BOARD_REF.fullmatch(arg)
         if match is None:
-            raise BadArgument(f"'{arg}' is not a board number like 101 or 101#12.", syntax, game)
+            raise BadArgument(board_ref_problem(arg), syntax, game)
         boards.append(read_board_ref(match))
-    _at_most_boards(len(boards), "showas", syntax, game)
     return ShowAs(game, read_userid(userid, syntax, game), password, tuple(boards))
 
 
@@ -221,7 +265,9 @@ def _at_most_boards(count: int, verb: str, syntax: str, game: str) -> None:
 def _on_board(command: Callable[[str, int, str, str], Command], game: str, args: list[str], syntax: str) -> Command:
     """`GAME VERB board userid password`."""
     board, userid, password = exactly(args, ("board number", "userid", "password"), syntax, game)
-    return command(game, read_board(board, syntax, game), read_userid(userid, syntax, game), password)
+    return command(
+        game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
+    )
 
 
 def _on_board_or_all(
@@ -230,24 +276,24 @@ def _on_board_or_all(
     """`GAME VERB board userid password`, where `all` (None) may stand for the board."""
     board, userid, password = exactly(args, ("board number or 'all'", "userid", "password"), syntax, game)
     number = None if board.lower() == "all" else read_board(board, syntax, game)
-    return command(game, number, read_userid(userid, syntax, game), password)
+    return command(game, number, read_userid(userid, syntax, game), read_password(password, syntax, game))
 
 
 def _accepting(accepting: bool, game: str, args: list[str], syntax: str) -> Command:
     userid, password = exactly(args, ("userid", "password"), syntax, game)
-    return SetAccepting(game, read_userid(userid, syntax, game), password, accepting)
+    return SetAccepting(game, read_userid(userid, syntax, game), read_password(password, syntax, game), accepting)
 
 
 def _limit(game: str, args: list[str], syntax: str) -> Command:
     userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
     limit = read_count(number, MAX_LIMIT, "'limit' takes the most active games you want, 0 for no limit", syntax, game)
-    return SetLimit(game, read_userid(userid, syntax, game), password, limit)
+    return SetLimit(game, read_userid(userid, syntax, game), read_password(password, syntax, game), limit)
 
 
 def _seek(game: str, args: list[str], syntax: str) -> Command:
     userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
     count = read_count(number, MAX_SEEK, "'seek' takes how many more games you are looking for", syntax, game)
-    return SetSeek(game, read_userid(userid, syntax, game), password, count)
+    return SetSeek(game, read_userid(userid, syntax, game), read_password(password, syntax, game), count)
 
 
 def _moves(game: str, args: list[str], syntax: str) -> Command:
@@ -263,19 +309,19 @@ def _moves(game: str, args: list[str], syntax: str) -> Command:
             syntax, game, board,
         )
     if len(args) > 3:
-        raise BadArgument(f"'{args[3]}' is one word too many: 'moves' ends with the password.", syntax, game, board)
-    return Moves(game, board, read_userid(args[1], syntax, game), args[2])
+        raise BadArgument(f"'{shown(args[3])}' is one word too many: 'moves' ends with the password.", syntax, game, board)
+    return Moves(game, board, read_userid(args[1], syntax, game), read_password(args[2], syntax, game))
 
 
 def _standings(game: str, args: list[str], syntax: str) -> Command:
     if args:
-        raise BadArgument(f"'{args[0]}' is one word too many: the table has every player.", syntax, game)
+        raise BadArgument(f"'{shown(args[0])}' is one word too many: the table has every player.", syntax, game)
     return Standings(game)
 
 
 def _history(game: str, args: list[str], syntax: str) -> Command:
     if len(args) > 1:
-        raise BadArgument(f"'{args[1]}' is one word too many: 'history' takes at most one userid.", syntax, game)
+        raise BadArgument(f"'{shown(args[1])}' is one word too many: 'history' takes at most one userid.", syntax, game)
     return History(game, read_userid(args[0], syntax, game) if args else None)
 
 
@@ -302,4 +348,5 @@ def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[st
     if args and args[-1].lower() in BOARD_FILTERS:
         which = args[-1].lower()
         args = args[:-1]
+    at_most(len(args), MOST_USERIDS, "players", syntax, game)
     return tuple(read_userid(arg, syntax, game) for arg in args), which

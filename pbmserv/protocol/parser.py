@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from pbmserv.protocol.arguments import shown
 from pbmserv.protocol.commands import Command
 from pbmserv.protocol.errors import EmptyCommand, UnknownCommand
 from pbmserv.protocol.game_commands import parse_game_command
@@ -29,7 +30,7 @@ def parse_command(text: str, games: Collection[str]) -> Command:
     parser = GLOBAL_PARSERS.get(verb)
     if parser is None:
         raise UnknownCommand(
-            f"'{words[0]}' is neither a command nor a game.",
+            f"'{shown(words[0])}' is neither a command nor a game.",
             "commands: " + ", ".join(sorted(GLOBAL_SYNTAX)) + "; games: "
             + (", ".join(sorted(known_games)) or "none installed")
             + "; send 'help' for the list",

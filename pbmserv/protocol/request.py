@@ -43,13 +43,17 @@ class Request:
     lines: tuple[Line, ...]
     comment: str
     unread: tuple[str, ...] = ()  # command lines beyond MOST_COMMANDS, not read
+    #: the reply addresses' codes the mail holds, as the service finds them
+    #: (it knows the codes; this package does no I/O)
+    codes: tuple[str, ...] = ()
 
     @cached_property
     def passwords(self) -> tuple[str, ...]:
         """The passwords of the mail's commands, to be masked wherever the
         mail is quoted, kept or passed on: those of each command that was
         read, and for a line that could not be read, every word that may be
-        one (`probable_passwords`), as for every line not read."""
+        one (`probable_passwords`), as for every line not read; and the
+        reply addresses' codes it holds, which are credentials too."""
         found: list[str] = []
         for line in self.lines:
             if line.command is None:
@@ -61,7 +65,7 @@ class Request:
                 ]
         for text in (*self.unread, *self.comment.splitlines()):
             found += probable_passwords(text)
-        return tuple(found)
+        return (*found, *self.codes)
 
 
 def clean_subject(subject: str) -> str:

@@ -49,3 +49,30 @@ MAX_LIMIT = 999
 MAX_SEEK = 99
 #: the most boards one `show` or `showas` names
 MOST_BOARDS = 10
+
+# The bounds of every other field, checked as a command is read, before
+# anything is done (a password is never hashed or checked past its bound).
+# Each is many times what real use needs; see docs/decisions.md.
+#: the longest password (a ten-word passphrase has some 80 characters)
+LONGEST_PASSWORD = 128
+#: the longest word the server shows back in an error (the rest is cut)
+LONGEST_SHOWN = 40
+#: the longest name of a command, a game or a help topic
+LONGEST_NAME = 40
+#: the longest `-name=value` option of a challenge, and the most options
+LONGEST_OPTION = 40
+MOST_OPTIONS = 10
+#: the most players a challenge names, and the most userids `show`, `games` and `message` take
+MOST_USERIDS = 10
+#: the most addresses an account has (the service counts them too)
+MOST_ADDRESSES = 5
+#: the longest move (also each move of `preview`, and `queue`'s), and the most moves a preview tries
+LONGEST_MOVE = 200
+MOST_PREVIEW_MOVES = 50
+#: the longest code of `confirm` (the server's codes have 10 or 16 letters)
+LONGEST_CODE = 16
+#: the most words after `help`, and the most games `list` names
+MOST_HELP_WORDS = 3
+MOST_GAMES = 20
+#: the most digits of a board or move number (a database integer holds them)
+MOST_DIGITS = 9

@@ -11,7 +11,7 @@ from pbmserv.service.views import syntax_lines, wrap
 
 COMMAND_HELP = {
     "help": "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
-    "signup": "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password at least 4 characters and no spaces. Mail goes to the address you mail from, or to the addresses you list (at most 5): each one, yours too, gets a mail asking to confirm it (yours is the welcome), and no other mail until it is confirmed; nobody can challenge you before one is. 'add' is another name for it.",
+    "signup": "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password 4 to 128 characters and no spaces. Mail goes to the address you mail from, or to the addresses you list (at most 5): each one, yours too, gets a mail asking to confirm it (yours is the welcome), and no other mail until it is confirmed; nobody can challenge you before one is. 'add' is another name for it.",
     "add": "Another name for 'signup'.",
     "change": "'change password' replaces your password (old one first). 'change address' replaces the addresses your mail goes to (at most 5); without addresses it uses the one you mail from. A new address, the one you mail from too, gets mail only once it is confirmed.",
     "confirm": "Confirms that an address may get the mail of an account. The server mails a new address this command, with its code, as the Subject: reply to that mail keeping the Subject, or send it yourself.",

@@ -7,7 +7,7 @@ import re
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.mail.outbound import message_bytes
 from pbmserv.protocol.commands import MASK
-from pbmserv.service.reply_addresses import mask_addresses
+from pbmserv.service.reply_addresses import is_code, mask_addresses, mask_codes
 
 #: the header of a copy of a mail whose passwords are masked, saying what was kept
 MASKED_HEADER = "X-Pbmserv-Masked"
@@ -18,9 +18,17 @@ def mask(text: str, secrets: tuple[str, ...]) -> str:
     word, also in quotes or brackets or before punctuation marks (as an
     error message quotes a word, or a comment ends a sentence). One pass
     over the words, however many passwords: a mail of 20,000 lines may
-    give tens of thousands of words that may be passwords."""
+    give tens of thousands of words that may be passwords. A secret of a
+    reply address code's shape (a code, or a password like one) is masked
+    in whatever form it is written too (`mask_codes`)."""
     hidden = frozenset(secret for secret in secrets if secret)
-    return _WORD.sub(lambda word: _masked_word(word.group(), hidden), text) if hidden else text
+    if not hidden:
+        return text
+    return mask_codes(_WORD.sub(lambda word: _masked_word(word.group(), hidden), text), _codes(hidden))
+
+
+def _codes(secrets: frozenset[str]) -> list[str]:
+    return [secret for secret in secrets if is_code(secret)]
 
 
 _WORD = re.compile(r"\S+")
@@ -46,8 +54,9 @@ def masked_copy(mail: IncomingMail, secrets: tuple[str, ...], *, state: str = "p
     """What is kept of a mail that carried passwords or reply addresses:
     its headers that matter and its text, with every password and the
     code of every reply address replaced by a mask."""
+    codes = _codes(frozenset(secrets))
     headers = [
-        (name, mask_addresses(mail.headers[name.lower()]))
+        (name, mask_addresses(mask_codes(mail.headers[name.lower()], codes)))
         for name in ("From", "Reply-To", "To", "Date", "Message-ID", "In-Reply-To", "References")
         if mail.headers.get(name.lower())
     ]

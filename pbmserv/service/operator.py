@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pbmserv.mailbox import mailbox, mailbox_problem
+from pbmserv.protocol.syntax import LONGEST_PASSWORD
 from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES, replace_addresses
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import operator, records, users
@@ -74,6 +75,8 @@ def set_password(engine: Engine, passwords: Passwords, userid: str, password: st
     """Store the hash of `password` as signup and `change password` do."""
     if len(password) < MIN_PASSWORD_LENGTH:
         return f"a password needs at least {MIN_PASSWORD_LENGTH} characters"
+    if len(password) > LONGEST_PASSWORD:
+        return f"a password has at most {LONGEST_PASSWORD} characters: no command would take a longer one"
     if any(character.isspace() for character in password):
         return "a password is one word: the commands in a mail are split at spaces"
     with writing(engine) as connection:

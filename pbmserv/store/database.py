@@ -28,7 +28,9 @@ log = logging.getLogger(__name__)
 
 def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) -> Engine:
     """The engine for `url`; without `prepared`, every statement goes through
-    `Connection.execute` (`store.prepared`: for echo and bisecting)."""
+    `Connection.execute` (`store.prepared`: for echo and bisecting). Its
+    errors never show a statement's parameters (a mail, a comment): they
+    reach the log with a traceback."""
     url = normalise_url(url)
     options = {} if prepared else {PLAIN: True}
     if make_url(url).get_backend_name() == "sqlite":
@@ -37,13 +39,14 @@ def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) 
             require_directory(path)
         engine = create_engine(
             url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection}, execution_options=options,
+            hide_parameters=True,
         )
         _configure_sqlite(engine)
         return engine
     # the same bound on PostgreSQL: a connection that cannot be made, or a
     # lock that another process holds too long, is an error (intake answers
     # 451, the worker retries its batch), not a wait without end
-    return create_engine(url, pool_pre_ping=True, execution_options=options, connect_args={
+    return create_engine(url, pool_pre_ping=True, execution_options=options, hide_parameters=True, connect_args={
         "connect_timeout": max(2, round(busy_seconds)),
         "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}",
     })

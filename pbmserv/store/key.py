@@ -27,6 +27,8 @@ from pbmserv.config import ConfigError, Settings
 from pbmserv.store.urls import sqlite_file
 
 KEY_BYTES = 32
+#: the letters of a code: no l, o, 0, 1, which are easily misread
+CODE_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 #: what sealed data starts with (its format, version 1), and the nonce after it
 SEALED = b"pbmserv-sealed-1:"
 NONCE_BYTES = 12
@@ -47,8 +49,7 @@ class ServerKey:
     def code(self, *parts: str, length: int = 10) -> str:
         """A code only this server can make from `parts`: lower-case letters and digits."""
         digest = self._mac("code", *parts)
-        alphabet = "abcdefghijkmnpqrstuvwxyz23456789"  # no l, o, 0, 1: they are easily misread
-        return "".join(alphabet[byte % len(alphabet)] for byte in digest[:length])
+        return "".join(CODE_ALPHABET[byte % len(CODE_ALPHABET)] for byte in digest[:length])
 
     def seal(self, data: bytes) -> bytes:
         nonce = os.urandom(NONCE_BYTES)

@@ -10,10 +10,11 @@ ratings, subscriptions, vacations) go with it: the foreign keys cascade.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, fields
 from datetime import datetime
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, String, and_, cast, delete, insert, or_, select, update
 
 from pbmserv.store.models import Vacation
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS, Account
@@ -80,6 +81,34 @@ def seat_holder(connection: Connection, game_type: str, board: int, seat: int) -
         return None
     row = connection.execute(select(USERS.c.userid, USERS.c.reply_secret).where(USERS.c.userid == seats[seat])).first()
     return None if row is None else (row.userid, row.reply_secret)
+
+
+def seats_held(
+    connection: Connection, on_boards: Collection[tuple[str, int, str]], anywhere: Collection[str] = (),
+) -> list[tuple[str, int, int, str, str]]:
+    """Every seat an account holds, with the account's reply secret (game,
+    board, seat, userid, secret): of each (game, board, userid) of
+    `on_boards`, on that board; of each userid of `anywhere`, on every
+    running board (the seats have no index: the running boards are read
+    whole, as JSON text). Two reads, however many are asked for."""
+    if not on_boards and not anywhere:
+        return []
+    seats_text = cast(BOARDS.c.seats, String)
+    boards = connection.execute(select(BOARDS.c.game_type, BOARDS.c.board, BOARDS.c.seats).where(or_(
+        *(and_(BOARDS.c.game_type == game, BOARDS.c.board == board) for game, board, _ in on_boards),
+        *(and_(BOARDS.c.status == "active", seats_text.like(f'%"{userid.replace("_", "^_")}"%', escape="^"))
+          for userid in anywhere),
+    ))).all()
+    userids = {userid for _, _, userid in on_boards} | set(anywhere)
+    reply_secrets: dict[str, str] = {row.userid: row.reply_secret for row in connection.execute(
+        select(USERS.c.userid, USERS.c.reply_secret).where(USERS.c.userid.in_(userids))
+    )}
+    wanted = {(game, board, userid) for game, board, userid in on_boards}
+    return [
+        (row.game_type, row.board, seat, holder, reply_secrets[holder])
+        for row in boards for seat, holder in enumerate(row.seats)
+        if holder in reply_secrets and ((row.game_type, row.board, holder) in wanted or holder in anywhere)
+    ]
 
 
 def set_disabled(connection: Connection, user_id: int, disabled_at: datetime | None, reason: str) -> None:
