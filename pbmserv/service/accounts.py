@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from pbmserv.protocol import GLOBAL_SYNTAX
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
+from pbmserv.protocol.syntax import MOST_ADDRESSES
 from pbmserv.service import boards as board_commands
 from pbmserv.service.bots import BOT_USERIDS
 from pbmserv.service.context import Context, Reply
@@ -18,8 +19,6 @@ from pbmserv.store.users import AddressRecord
 
 RESERVED_USERIDS = frozenset({*BOT_USERIDS, "pbmserv", "postmaster", "mailer-daemon", "all"})
 MIN_PASSWORD_LENGTH = 4
-#: the most addresses of one account: each new one may get a confirmation mail
-MOST_ADDRESSES = 5
 
 
 def _check_password(password: str, usage: str) -> None:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pbmserv.mailbox import mailbox, mailbox_problem
-from pbmserv.protocol.syntax import LONGEST_PASSWORD
-from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, MOST_ADDRESSES, replace_addresses
+from pbmserv.protocol.syntax import LONGEST_PASSWORD, MOST_ADDRESSES
+from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, replace_addresses
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import operator, records, users
 from pbmserv.store.database import reading, writing
