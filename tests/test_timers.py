@@ -26,7 +26,7 @@ from pbmserv.store.models import Board
 from pbmserv.worker import Worker
 from tests.conftest import FakeClock
 from tests.mailtools import body, make_mail, send, signup
-from tests.test_cli import admin, receive
+from tests.test_cli import admin, receive, receive_signup
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_vacation_errors(waiting: Runtime) -> None:
 
 def test_admin_cleanup_forfeits_a_late_board(tmp_path: Path) -> None:
     for userid in ("alice", "bob"):
-        receive(tmp_path, make_mail(f"{userid}@example.org", f"signup {userid} {userid}-pw"))
+        receive_signup(tmp_path, userid, f"{userid}-pw")
     receive(tmp_path, make_mail("alice@example.org", "toy challenge alice bob"))
     assert admin(tmp_path, "cleanup").splitlines() == ["0 reminder(s), forfeit(s) and vacation end(s)"]
     with sqlite3.connect(tmp_path / "pbmserv.db") as connection:
