@@ -183,6 +183,9 @@ def test_refused_proposals_change_nothing(game_on: Runtime) -> None:
 
 
 def test_an_accepted_draw_is_rated_as_a_draw(game_on: Runtime) -> None:
+    for number, square in enumerate(("a1", "b1", "c1", "b2")):  # two moves each: the board counts
+        who = ("alice", "bob")[number % 2]
+        send(game_on, f"{who}@example.org", f"toy move 101 {who} {who}-pw {square}")
     send(game_on, "bob@example.org", "toy move 101 bob bob-pw propose")
     replies = dict(send(game_on, "alice@example.org", "toy move 101 alice alice-pw accept"))
     assert "Game drawn: the players agreed to a draw." in body(replies["carol@example.org"])

@@ -81,6 +81,16 @@ def players(runtime: Runtime) -> Runtime:
     return runtime
 
 
+#: two moves each and nobody wins yet: enough for a board to be rated
+OPENING = ("a1", "b1", "c1", "b2")
+
+
+def open_board(runtime: Runtime, board: int, first: str, second: str) -> None:
+    for number, square in enumerate(OPENING):
+        who = (first, second)[number % 2]
+        send(runtime, f"{who}@example.org", f"toy move {board} {who} {who}-pw {square}")
+
+
 def ratings_of(runtime: Runtime) -> dict[str, tuple[int, int, int, int]]:
     with runtime.sessions() as session:
         return {r.user.userid: (r.rating, r.won, r.lost, r.drawn) for r in session.scalars(select(Rating))}
@@ -92,12 +102,26 @@ def test_established_players_get_elo(players: Runtime) -> None:
             session.add(Rating(user_id=user.id, game_type="toy", rating=1600, won=10, lost=10, drawn=0,
                                last_game_at=players.clock()))
     send(players, "alice@example.org", "toy challenge alice bob")
+    open_board(players, 101, "alice", "bob")
     replies = dict(send(players, "bob@example.org", "toy resign 101 bob bob-pw"))
     assert "alice 1600 -> 1616 (+16)\n  bob 1600 -> 1584 (-16)\n" in body(replies["alice@example.org"])
     assert ratings_of(players) == {"alice": (1616, 11, 10, 0), "bob": (1584, 10, 11, 0)}
     [(_, table)] = send(players, "carol@example.org", "toy standings")
     established = body(table).split("Established")[1].split("Provisional")[0]
     assert "alice" in established and "bob" in established
+
+
+def test_boards_given_up_at_once_do_not_farm_a_rating(runtime: Runtime) -> None:
+    """F12: one player's 15 other accounts each challenged and resigned at once: the farmer topped the standings."""
+    sybils = [f"sybil{n}" for n in range(15)]
+    for userid in ["farmer", *sybils]:
+        signup(runtime, userid, f"{userid}-pw", f"{userid}@attacker.example")
+    for number, sybil in enumerate(sybils, start=101):
+        send(runtime, "farmer@attacker.example", f"toy challenge farmer {sybil}")
+        send(runtime, f"{sybil}@attacker.example", f"toy move {number} {sybil} {sybil}-pw resign")
+    assert ratings_of(runtime) == {}
+    [(_, table)] = send(runtime, "farmer@attacker.example", "toy standings")
+    assert "farmer" not in body(table)
 
 
 def test_a_draw_counts_half(players: Runtime) -> None:
@@ -112,6 +136,7 @@ def test_a_draw_counts_half(players: Runtime) -> None:
 
 def test_signing_off_is_a_rated_loss(players: Runtime) -> None:
     send(players, "alice@example.org", "toy challenge alice bob")
+    open_board(players, 101, "alice", "bob")
     replies = dict(send(players, "bob@example.org", "signoff bob bob-pw"))
     assert "alice 1600 -> 1800 (+200, provisional)" in body(replies["alice@example.org"])
     assert ratings_of(players) == {"alice": (1800, 1, 0, 0)}  # bob's row went with his account
@@ -119,9 +144,11 @@ def test_signing_off_is_a_rated_loss(players: Runtime) -> None:
 
 def test_players_without_a_game_for_180_days_are_inactive(players: Runtime, clock: FakeClock) -> None:
     send(players, "alice@example.org", "toy challenge alice bob")
+    open_board(players, 101, "alice", "bob")
     send(players, "bob@example.org", "toy resign 101 bob bob-pw")
     send(players, "alice@example.org", "toy challenge alice carol")
     clock.advance(days=170)
+    open_board(players, 102, "alice", "carol")
     send(players, "carol@example.org", "toy resign 102 carol carol-pw")
     clock.advance(days=11)
     [(_, table)] = send(players, "carol@example.org", "toy ratings")

@@ -127,14 +127,14 @@ def test_a_move_restarts_the_clock(waiting: Runtime) -> None:
     assert cleanup(waiting)[0] == ["toy board 101: reminded bob (7 days late)"]
 
 
-def test_a_forfeit_is_a_rated_loss_and_a_server_move(waiting: Runtime) -> None:
+def test_a_forfeit_is_a_loss_and_a_server_move(waiting: Runtime) -> None:
     days(waiting, 21)
     report, mails = cleanup(waiting)
     assert report == ["toy board 101: alice did not move within 21 days and forfeited"]
     assert {to for to, _ in mails} == {"alice@example.org", "bob@example.org"}
     final = body(dict(mails)["bob@example.org"])
     assert "Game won by bob: alice did not move within 21 days and forfeited." in final
-    assert "bob 1600 -> 1800 (+200, provisional)" in final and "1. alice forfeit" in final
+    assert "Not rated: a board counts once each player has made 2 moves." in final and "1. alice forfeit" in final
     assert cleanup(waiting) == ([], [])
     with waiting.engine.connect() as connection:
         board = records.find_board(connection, "toy", 101)

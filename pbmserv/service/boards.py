@@ -374,9 +374,12 @@ def finish(ctx: Context, board: BoardRecord, winners: list[int], scores: list[An
     board.status = "finished"
     board.proposal = None
     records.clear_queue(ctx.connection, board.id)
-    board.result = {
-        "winners": winners, "scores": scores, "reason": reason, "ratings": ratings.rate_board(ctx, board, winners),
-    }
+    board.result = {"winners": winners, "scores": scores, "reason": reason}
+    unrated = ratings.unrated_because(ctx, board)
+    if unrated is None:
+        board.result["ratings"] = ratings.rate_board(ctx, board, winners)
+    else:
+        board.result["unrated"] = unrated
 
 
 # -- queries -------------------------------------------------------------------

@@ -39,7 +39,7 @@ COMMAND_HELP = {
     "reject": "Refuses every challenge to this game that names you, with the reason; to start a game yourself, send 'accept' first.",
     "limit": "Sets the most active games of this game you play at once; a challenge that would go over it is refused. 0 means no limit (the default).",
     "vacation": "Pauses reminders and forfeits on all your boards while you are away ('on'), until you send 'off'. Each player has a number of vacation days per calendar year (30 unless the server says otherwise); every started day counts, and a vacation ends by itself when they are used up.",
-    "standings": "Mails you the rating table of this game: established players (20 or more rated games), provisional ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail shows the rating changes.",
+    "standings": "Mails you the rating table of this game: established players (20 or more rated games), provisional ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail shows the rating changes. A game counts once each player has made 2 moves (a resignation not counted).",
     "ratings": "Another name for 'standings'.",
     "history": "Mails you the finished boards of this game, newest first, with players, result and date; name a player to see only theirs.",
     "seek": "Says how many more games of this game you are looking for; each new game you start or are challenged to counts one off.",

@@ -5,6 +5,7 @@ and the `history` of finished boards."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -12,12 +13,16 @@ from typing import Any
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.service import policies, views
+from pbmserv.service.bots import is_bot
 from pbmserv.service.context import Context, Reply, as_utc
+from pbmserv.service.replays import SERVER_MOVES
 from pbmserv.store import following, records
 from pbmserv.store.following import RatingRecord
 from pbmserv.store.records import BoardRecord
 
 START_RATING = 1600
+#: the moves each player must have made on a board (a resignation or forfeit not counted) for it to be rated
+RATED_MOVES_EACH = 2
 PROVISIONAL_GAMES = 20
 K_FACTOR = 32
 #: a player without a finished board of the type for this long is listed as inactive
@@ -58,6 +63,22 @@ def new_rating(rating: int, games: int, results: list[tuple[int, float]]) -> int
 def pair_score(seat: int, other: int, winners: list[int]) -> float:
     """The score of `seat` against `other`: a winner beats a non-winner; otherwise a draw."""
     return 0.5 + ((seat in winners) - (other in winners)) / 2
+
+
+def unrated_because(ctx: Context, board: BoardRecord) -> str | None:
+    """Why the finished board does not count towards ratings, or None if it
+    does. Only a game played counts: each player made RATED_MOVES_EACH moves
+    of their own (a board resigned at once says nothing of strength, and is
+    the cheapest way to feed one account's rating from others), and every
+    player but the bots has an address that a reply proved theirs."""
+    humans = [userid for userid in board.seats if not is_bot(userid)]
+    unconfirmed = [userid for userid, addresses in ctx.addresses(humans).items() if not addresses]
+    if unconfirmed:
+        return f"{views.names_and(unconfirmed)} has no confirmed address"
+    made = Counter(seat for seat, text in records.played_moves(ctx.connection, board.id, board.move_count) if text not in SERVER_MOVES)
+    if any(made[seat] < RATED_MOVES_EACH for seat in range(len(board.seats))):
+        return f"a board counts once each player has made {RATED_MOVES_EACH} moves"
+    return None
 
 
 def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:

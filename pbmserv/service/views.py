@@ -61,8 +61,12 @@ def status_line(game: Game, board: BoardRecord, state: Any) -> str:
 
 
 def rating_lines(board: BoardRecord) -> list[str]:
-    """The rating changes a finished board caused: "alice 1600 -> 1616 (+16)"."""
-    changes = (board.result or {}).get("ratings", [])
+    """The rating changes a finished board caused: "alice 1600 -> 1616 (+16)";
+    or why it was not rated."""
+    result = board.result or {}
+    if "unrated" in result:
+        return [f"Not rated: {result['unrated']}."]
+    changes = result.get("ratings", [])
     if not changes:
         return []
     return ["Rating changes:"] + [
