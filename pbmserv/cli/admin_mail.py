@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import click
 
 from pbmserv.cli.admin_common import (
@@ -85,8 +87,8 @@ def inbound_retry(ctx: click.Context, row_ids: tuple[int, ...]) -> None:
     from the copy that was kept (`serve` takes them up within a poll; else
     run `pbmserv process`). Passwords masked in that copy no longer match:
     such a mail is refused."""
-    processor = runtime_of(ctx).processor
-    change_each("inbound", row_ids, processor.retry, "pending again")
+    engine = runtime_of(ctx).engine
+    change_each("inbound", row_ids, partial(operator.retry_inbound, engine), "pending again")
 
 
 @click.group()

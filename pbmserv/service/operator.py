@@ -1,5 +1,6 @@
 """What the operator does from `pbmserv-admin` that is more than reading a
-table: accounts looked at and changed, given-up mail sent again. Each
+table: accounts looked at and changed, given-up mail sent again, failed
+mail made pending again. Each
 change is one transaction and returns why it was not made, or None."""
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from datetime import datetime
 from pbmserv.mailbox import mailbox, mailbox_problem
 from pbmserv.protocol.syntax import LONGEST_PASSWORD, MOST_ADDRESSES
 from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, replace_addresses
+from pbmserv.service.masking import MASKED_HEADER
 from pbmserv.service.passwords import Passwords
-from pbmserv.store import operator, records, users
+from pbmserv.store import inbound, operator, records, users
 from pbmserv.store.database import reading, writing
 from pbmserv.store.handles import Engine
 
@@ -125,3 +127,20 @@ def retry_dead_outbox(engine: Engine, now: datetime) -> int:
         dead = operator.dead_outbox_ids(connection)
         operator.outbox_due_again(connection, dead, now)
     return len(dead)
+
+
+def retry_inbound(engine: Engine, row_id: int) -> str | None:
+    """A failed or dropped mail is made pending, to be processed again as
+    it came (from its sealed original, if it had one). A mail whose copy
+    has its passwords masked and whose original is gone is refused: it
+    would only run its commands with masks for passwords."""
+    with writing(engine) as connection:
+        row = inbound.by_id(connection, row_id)
+        if row is None:
+            return "no such mail"
+        if row.status not in ("failed", "dropped"):
+            return f"it is {row.status}, not failed or dropped"
+        if row.sealed is None and MASKED_HEADER.encode() in row.raw.partition(b"\r\n\r\n")[0]:
+            return "its passwords are masked and its original is no longer kept: ask its sender to send it again"
+        inbound.make_pending_again(connection, row_id)
+    return None

@@ -37,7 +37,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
 from pbmserv.service.intake import Clock, utc_now, vouched_for
-from pbmserv.service.masking import MASKED_HEADER, mask, masked_copy
+from pbmserv.service.masking import mask, masked_copy
 from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbox_rows
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.processed import Processed, command_words, ms_since, refusal_kind
@@ -112,10 +112,10 @@ class Processor:
         passed, so that other writers (a drainer, SMTP intake) never wait long.
 
         Mails are processed in arrival order, also across processes: a later
-        mail (a move) may depend on an earlier one (the challenge); under a
-        backlog, players' mails before strangers' (`inbound.next_pending`),
-        each sender's still in order, and one taken ahead that names an
-        unknown userid waits its turn (`WaitsItsTurn`). A process that finds
+        mail (a move) may depend on an earlier one (the challenge); mail that
+        proves whose it is goes first (`inbound.next_pending`), and one taken
+        ahead that names an account not known or confirmed yet waits its
+        turn (`WaitsItsTurn`). A process that finds
         the oldest mails locked waits for them, then finds them done and
         takes the next. `on_mail(dedup key)` is told of each mail as its
         processing begins. With `hand_over`, the replies are written claimed
@@ -163,7 +163,7 @@ class Processor:
         self, most: int, seconds: float, on_mail: Callable[[str], None] | None,
         hand_over: Callable[[list[int]], None] | None, also: Callable[[Connection], None] | None, claim: Claim,
     ) -> tuple[int, bool]:
-        deadline = time.monotonic() + seconds
+        batch_ends = time.monotonic() + seconds
         durable = self.spool is not None and self.spool.removal_due()
         with writing(self.engine, durable=durable) as connection:
             admitted = self._admit(connection)
@@ -178,7 +178,7 @@ class Processor:
                     on_mail(row.dedup_key)
                 self._process(connection, output, row, row_id in ahead)
                 done += 1
-                if time.monotonic() >= deadline and done < len(taken):
+                if time.monotonic() >= batch_ends and done < len(taken):
                     break
             output.write()
         self._forget(admitted, synced=durable and done > 0)  # each mail done wrote its outcome
@@ -391,23 +391,6 @@ class Processor:
         log.warning("inbound %s failed by the operator: %s", row_id, reason)
         return None
 
-    def retry(self, row_id: int) -> str | None:
-        """An operator's decision: a failed or dropped mail is made pending,
-        to be processed again as it came (from its sealed original, if it
-        had one). Returns why it was not, or None: a mail whose copy has its
-        passwords masked and whose original is gone would only run its
-        commands with masks for passwords."""
-        with self.engine.begin() as connection:
-            row = inbound.by_id(connection, row_id)
-            if row is None:
-                return "no such mail"
-            if row.status not in ("failed", "dropped"):
-                return f"it is {row.status}, not failed or dropped"
-            if row.sealed is None and MASKED_HEADER.encode() in row.raw.partition(b"\r\n\r\n")[0]:
-                return "its passwords are masked and its original is no longer kept: ask its sender to send it again"
-            inbound.make_pending_again(connection, row_id)
-        return None
-
     def run_timers(self) -> list[str]:
         """One pass of vacations that ran out, reminders and forfeits;
         returns a line for each thing done. The boards are taken a few at a
@@ -445,9 +428,8 @@ class Processor:
         if line.error is not None:
             raise line.error
         assert line.command is not None, "a line is read into a command or an error"
-        proven = mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id)
         ctx = Context(
             connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment,
-            vouched, proven,
+            vouched, proven=mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id),
         )
         return execute(ctx, line.command)
