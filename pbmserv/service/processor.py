@@ -1,7 +1,7 @@
 """The worker's heart: pending inbound mail processed in batches, each
 mail in one transaction's savepoint that applies its commands, writes its
 replies to the outbox and marks it done — all of it or nothing; the timer
-pass; the operator's `fail` and `retry`."""
+pass; the operator's `fail`."""
 
 from __future__ import annotations
 
