@@ -102,7 +102,7 @@ class PipedStore:
                     "INSERT INTO inbound_mails (received_at, envelope_sender, message_id, dedup_key, raw, sealed,"
                     " reply_token, status, error, from_player)"
                     " VALUES (%(received_at)s, %(envelope_sender)s, %(message_id)s, %(dedup_key)s, %(raw)s,"
-                    " %(sealed)s, %(reply_token)s, 'pending', '', %(reply_token)s <> '' OR EXISTS (SELECT 1 FROM"
+                    " %(sealed)s, %(reply_token)s, 'pending', '', %(reply_token)s::varchar <> '' OR EXISTS (SELECT 1 FROM"
                     " addresses WHERE address = %(verified_sender)s::varchar AND confirmed_at IS NOT NULL))"
                     " ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
                     row,
