@@ -73,6 +73,10 @@ class Settings:
     vacation_days: int = 30
     #: seconds between two passes of reminders and forfeits in `serve`
     timer_seconds: float = 3600.0
+    # [storage]
+    #: days processed inbound mail, and sent or given-up outbox mail, is kept (then the timer pass deletes it)
+    inbound_days: int = 14
+    outbox_days: int = 14
     # [log] "text", or "json": one JSON object a line
     log_format: str = "text"
 
@@ -114,6 +118,8 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "forfeittime": ("games", "forfeittime", "PBMSERV_FORFEITTIME"),
     "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
+    "inbound_days": ("storage", "inbound_days", "PBMSERV_INBOUND_DAYS"),
+    "outbox_days": ("storage", "outbox_days", "PBMSERV_OUTBOX_DAYS"),
     "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
 }
 
@@ -128,6 +134,17 @@ LOG_FORMATS = ("text", "json")
 #: PBMSERV_REGENERATE); any other is refused as a mistyped setting
 NOT_SETTINGS = ("PBMSERV_CONFIG", "PBMSERV_REGENERATE")
 NOT_SETTINGS_PREFIXES = ("PBMSERV_TEST_", "PBMSERV_REQUIRE_")
+
+
+#: bytes in a MiB, the unit of the storage settings
+MIB = 1024 * 1024
+#: the shortest retention of processed inbound mail: a failed mail's sealed original is kept a week for
+#: `pbmserv-admin inbound retry` (`processor.FAILED_ORIGINALS_KEPT`), and an MTA that never saw the 250 of a
+#: mail it sent retries it for up to five days, which its dedup key must still recognise
+MIN_INBOUND_DAYS = 7
+#: the shortest retention of sent outbox mail: the caps on what an address is sent count the outbox's rows
+#: of the last hour and day (`service.rates.CAPS`), with a day's margin
+MIN_OUTBOX_DAYS = 2
 
 
 class ConfigError(ValueError):
@@ -262,6 +279,16 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"{named('relay_sessions')} must be 1 to 50, not {settings.relay_sessions}")
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
+    if settings.inbound_days < MIN_INBOUND_DAYS:
+        raise ConfigError(
+            f"{named('inbound_days')} must be at least {MIN_INBOUND_DAYS} (a failed mail is kept a week for retry), "
+            f"not {settings.inbound_days}"
+        )
+    if settings.outbox_days < MIN_OUTBOX_DAYS:
+        raise ConfigError(
+            f"{named('outbox_days')} must be at least {MIN_OUTBOX_DAYS} (the caps on what an address is sent count "
+            f"the last day's mail), not {settings.outbox_days}"
+        )
     backend = backend_name(settings.database_url)
     if backend is None:
         raise ConfigError(

@@ -44,6 +44,7 @@ from pbmserv.service.processed import Processed, command_words, ms_since, refusa
 from pbmserv.service.rates import forget_old_events
 from pbmserv.service.reply_addresses import holds_reply_address, mask_addresses
 from pbmserv.service.requests import StaleReplyAddress, naming_the_game, read_request, readable
+from pbmserv.service.retention import forget_old_mail
 from pbmserv.store import inbound
 from pbmserv.store.database import reading, savepoint, writing
 from pbmserv.store.inbound import CONNECTION_ERRORS
@@ -422,6 +423,7 @@ class Processor:
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
                 report += self._timer_step(connection, now, partial(timers.check_boards, board_ids=group))
+        forget_old_mail(self.engine, self.settings, now)
         return report
 
     def _timer_step(
