@@ -174,7 +174,7 @@ class Spool:
                 self.path, timeout=self.busy_seconds, factory=SQLiteConnection,
                 isolation_level=None, check_same_thread=False,
             )
-            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")  # before the file is made: see `_remove_synced`
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")  # before the file is made: see `_give_back`
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
             connection.set_synchronous("FULL")  # a 250 holds through a power cut too
