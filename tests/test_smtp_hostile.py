@@ -22,7 +22,8 @@ import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbmserv.runtime import Runtime
-from pbmserv.smtpd import IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS, MOST_ERRORS, REFUSED_RECIPIENTS, IntakeHandler, start_listener
+from pbmserv.smtp_rates import REFUSED_RECIPIENTS
+from pbmserv.smtpd import IDLE_ENOUGH_TO_MAKE_ROOM_SECONDS, MOST_ERRORS, IntakeHandler, start_listener
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
 from tests.test_cli import BIN, env_for

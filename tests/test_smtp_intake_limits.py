@@ -20,7 +20,8 @@ from sqlalchemy import func, select
 
 from pbmserv.config import ConfigError, Settings, load_settings
 from pbmserv.runtime import Runtime
-from pbmserv.smtpd import REFUSED_RECIPIENTS, start_listener
+from pbmserv.smtp_rates import REFUSED_RECIPIENTS
+from pbmserv.smtpd import start_listener
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
