@@ -353,7 +353,8 @@ def main() -> None:
                PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
                # far above what the run sends one player (some 700 board mails): the cost of the
                # board mails' cap as real play pays it, the tally standing for the count
-               PBMSERV_BOARD_MAILS_PER_HOUR="1000000", PBMSERV_BOARD_BYTES_PER_HOUR="100000000000")
+               PBMSERV_BOARD_MAILS_PER_HOUR="1000000", PBMSERV_BOARD_BYTES_PER_HOUR="100000000000",
+               PBMSERV_SENDER_MAILS_PER_HOUR="0", PBMSERV_SENDER_MIB_PER_HOUR="0")  # players at machine speed
     server = subprocess.Popen([Path(sys.executable).parent / "pbmserv", "serve"], env=env,
                               stdout=open(workdir / "serve.log", "wb"), stderr=subprocess.STDOUT)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import math
 import os
 import re
@@ -44,6 +45,13 @@ class Settings:
     #: SMTP sessions open at once, in all and from one client address; more are answered 421 at once
     max_sessions: int = 200
     max_sessions_per_client: int = 30
+    #: networks of the relays in front of the listener: exempt from the intake rates per client (all mail comes from them)
+    trusted_clients: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
+    #: what one client address, and one envelope sender, may send: a burst of so much, then so much an hour (0: no limit)
+    client_mails_per_hour: int = 500
+    client_mib_per_hour: int = 50
+    sender_mails_per_hour: int = 120
+    sender_mib_per_hour: int = 10
     #: seconds between rounds of the processing and delivery worker in `serve`
     poll_seconds: float = 1.0
     #: seconds one mail may take in `serve`'s worker before the worker is
@@ -82,6 +90,14 @@ class Settings:
     vacation_days: int = 30
     #: seconds between two passes of reminders and forfeits in `serve`
     timer_seconds: float = 3600.0
+    # [storage]
+    #: days processed inbound mail, and sent or given-up outbox mail, is kept (then the timer pass deletes it)
+    inbound_days: int = 14
+    outbox_days: int = 14
+    #: intake refuses mail (452, `receive` exits 75) once the database's files reach this size (0: no limit),
+    #: or the free space on their disk falls under `min_free_mib` (0: no floor)
+    max_database_mib: int = 0
+    min_free_mib: int = 512
     # [log] "text", or "json": one JSON object a line
     log_format: str = "text"
     # [bots] running boards one player may have against the bot of each strength at once (0: not offered)
@@ -109,6 +125,11 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "command_seconds": ("smtp", "command_seconds", "PBMSERV_COMMAND_SECONDS"),
     "max_sessions": ("smtp", "max_sessions", "PBMSERV_MAX_SESSIONS"),
     "max_sessions_per_client": ("smtp", "max_sessions_per_client", "PBMSERV_MAX_SESSIONS_PER_CLIENT"),
+    "trusted_clients": ("smtp", "trusted_clients", "PBMSERV_TRUSTED_CLIENTS"),
+    "client_mails_per_hour": ("smtp", "client_mails_per_hour", "PBMSERV_CLIENT_MAILS_PER_HOUR"),
+    "client_mib_per_hour": ("smtp", "client_mib_per_hour", "PBMSERV_CLIENT_MIB_PER_HOUR"),
+    "sender_mails_per_hour": ("smtp", "sender_mails_per_hour", "PBMSERV_SENDER_MAILS_PER_HOUR"),
+    "sender_mib_per_hour": ("smtp", "sender_mib_per_hour", "PBMSERV_SENDER_MIB_PER_HOUR"),
     "poll_seconds": ("smtp", "poll_seconds", "PBMSERV_POLL_SECONDS"),
     "stuck_seconds": ("smtp", "stuck_seconds", "PBMSERV_STUCK_SECONDS"),
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
@@ -133,6 +154,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "forfeittime": ("games", "forfeittime", "PBMSERV_FORFEITTIME"),
     "vacation_days": ("games", "vacation_days", "PBMSERV_VACATION_DAYS"),
     "timer_seconds": ("games", "timer_seconds", "PBMSERV_TIMER_SECONDS"),
+    "inbound_days": ("storage", "inbound_days", "PBMSERV_INBOUND_DAYS"),
+    "outbox_days": ("storage", "outbox_days", "PBMSERV_OUTBOX_DAYS"),
+    "max_database_mib": ("storage", "max_database_mib", "PBMSERV_MAX_DATABASE_MIB"),
+    "min_free_mib": ("storage", "min_free_mib", "PBMSERV_MIN_FREE_MIB"),
     "log_format": ("log", "format", "PBMSERV_LOG_FORMAT"),
     "bot_easy_boards": ("bots", "easy_boards", "PBMSERV_BOT_EASY_BOARDS"),
     "bot_normal_boards": ("bots", "normal_boards", "PBMSERV_BOT_NORMAL_BOARDS"),
@@ -158,6 +183,17 @@ LOG_FORMATS = ("text", "json")
 #: PBMSERV_REGENERATE); any other is refused as a mistyped setting
 NOT_SETTINGS = ("PBMSERV_CONFIG", "PBMSERV_REGENERATE")
 NOT_SETTINGS_PREFIXES = ("PBMSERV_TEST_", "PBMSERV_REQUIRE_")
+
+
+#: bytes in a MiB, the unit of the storage settings and the intake rates' bytes
+MIB = 1024 * 1024
+#: the shortest retention of processed inbound mail: a failed mail's sealed original is kept a week for
+#: `pbmserv-admin inbound retry` (`processor.FAILED_ORIGINALS_KEPT`), and an MTA that never saw the 250 of a
+#: mail it sent retries it for up to five days, which its dedup key must still recognise
+MIN_INBOUND_DAYS = 7
+#: the shortest retention of sent outbox mail: the caps on what an address is sent count the outbox's rows
+#: of the last hour and day (`service.rates.CAPS`), with a day's margin
+MIN_OUTBOX_DAYS = 2
 
 
 class ConfigError(ValueError):
@@ -303,6 +339,33 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
     for name in ("bot_easy_boards", "bot_normal_boards", "bot_strong_boards"):
         if getattr(settings, name) < 0:
             raise ConfigError(f"{named(name)} must be 0 (that bot is not offered) or more, not {getattr(settings, name)}")
+    if settings.inbound_days < MIN_INBOUND_DAYS:
+        raise ConfigError(
+            f"{named('inbound_days')} must be at least {MIN_INBOUND_DAYS} (a failed mail is kept a week for retry), "
+            f"not {settings.inbound_days}"
+        )
+    if settings.outbox_days < MIN_OUTBOX_DAYS:
+        raise ConfigError(
+            f"{named('outbox_days')} must be at least {MIN_OUTBOX_DAYS} (the caps on what an address is sent count "
+            f"the last day's mail), not {settings.outbox_days}"
+        )
+    for name in ("client_mails_per_hour", "sender_mails_per_hour", "max_database_mib", "min_free_mib"):
+        if getattr(settings, name) < 0:
+            raise ConfigError(f"{named(name)} must be 0 (no limit) or more, not {getattr(settings, name)}")
+    for name in ("client_mib_per_hour", "sender_mib_per_hour"):
+        mib = getattr(settings, name)
+        if mib < 0 or 0 < mib * MIB < settings.max_message_bytes:
+            raise ConfigError(
+                f"{named(name)} must be 0 (no limit) or at least {named('max_message_bytes')} in MiB "
+                f"(else the largest mail could never pass), not {mib}"
+            )
+    for network in settings.trusted_clients:
+        try:
+            ipaddress.ip_network(network)
+        except ValueError:
+            raise ConfigError(
+                f"{named('trusted_clients')} must list addresses or networks, like 127.0.0.0/8 or ::1, not {network!r}"
+            ) from None
     backend = backend_name(settings.database_url)
     if backend is None:
         raise ConfigError(

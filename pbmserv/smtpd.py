@@ -19,6 +19,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from pbmserv.config import ConfigError, TryAgainLater
 from pbmserv.pipes import EventLike
 from pbmserv.service.intake import Intake, Mail, content_problem, path_problem
+from pbmserv.service.room import NO_ROOM
+from pbmserv.smtp_rates import IntakeRates, declared_size
 from pbmserv.store.inbound import OUTAGE_ERRORS, UNSTORABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ class IntakeHandler:
         self.intake = intake
         self.wake = wake
         self.address = intake.settings.address.lower()
+        self.rates = IntakeRates(intake.settings)
         self._waiting: list[tuple[Mail, asyncio.Future[None]]] = []
         self._storer: asyncio.Task[None] | None = None
 
@@ -58,6 +61,9 @@ class IntakeHandler:
         problem = path_problem(address)
         if problem is not None:
             return f"553 5.1.7 {problem}"
+        refusal = await self._no_room() or self.rates.refusal(_client(session), address, declared_size(mail_options), _now())
+        if refusal is not None:
+            return refusal
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 2.1.0 OK"
@@ -71,8 +77,12 @@ class IntakeHandler:
         if address.lower() != self.address:
             if any(rcpt.lower() not in (self.address, address.lower()) for rcpt in envelope.rcpt_tos):
                 return "452 4.5.3 one reply address per mail: send the mail to the other one apart"
+            guesser = self.rates.recipients_key(_client(session), envelope.mail_from or "")
+            if self.rates.refused_recipients.level(guesser, _now()) < 1:
+                return "450 4.7.1 too many unknown recipients from you, try again later"
             refusal = await asyncio.to_thread(self.intake.recipient_problem, address)
             if refusal is not None:
+                self.rates.refused_recipients.take(guesser, 1, _now())
                 return f"550 5.1.1 <{address}>: {refusal}"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
@@ -82,6 +92,11 @@ class IntakeHandler:
         problem = content_problem(raw)
         if problem is not None:
             return f"554 5.6.0 {problem}"
+        client, sender = _client(session), envelope.mail_from or ""
+        refusal = await self._no_room() or self.rates.refusal(client, sender, len(raw), _now())
+        if refusal is not None:
+            return refusal
+        self.rates.take(client, sender, len(raw), _now())
         stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         reply_address = next((rcpt for rcpt in envelope.rcpt_tos if rcpt.lower() != self.address), "")
         self._waiting.append(((raw, envelope.mail_from or "", reply_address), stored))
@@ -96,6 +111,14 @@ class IntakeHandler:
         except Exception:  # the mail is not safe with us: the sender must retry
             return "451 4.3.0 cannot store the mail now, try again later"
         return "250 2.0.0 OK"
+
+    async def _no_room(self) -> str | None:
+        """452 while the database's disk or size limit is reached (`service.room`); measured in a thread at most once a second."""
+        room = self.intake.room
+        if room is None:
+            return None
+        problem = room.problem() if room.fresh() else await asyncio.to_thread(room.problem)
+        return None if problem is None else f"452 4.3.1 {NO_ROOM}"
 
     async def _store_waiting(self) -> None:
         try:
@@ -140,6 +163,16 @@ class IntakeHandler:
                 stored.set_result(None)
             else:
                 stored.set_exception(error)
+
+
+def _client(session: Session) -> str:
+    """The client's address, as the limits count it."""
+    peer = session.peer
+    return str(peer[0]) if isinstance(peer, tuple) else str(peer)
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
 
 
 class SessionLimits:

@@ -40,10 +40,13 @@ def drop_database(url: str) -> None:
 
 
 def environment(url: str, workdir: Path, port: int, relay_port: int) -> dict[str, str]:
-    """serve's settings: production defaults (argon2 cost, reply caps, limits), delivery to the proof's relay."""
+    """serve's settings: production defaults (argon2 cost, reply caps, limits), delivery to the proof's relay;
+    but no intake rate per sender: the player moves at machine speed, and the flood is to reach the worker
+    (proofs/storage_flood.py proves those rates)."""
     return dict(
         os.environ, PBMSERV_DATABASE_URL=url, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_MAIL_BACKEND="smtp",
         PBMSERV_RELAY=f"127.0.0.1:{relay_port}", PBMSERV_KEY_FILE=str(workdir / "key"),
+        PBMSERV_SENDER_MAILS_PER_HOUR="0", PBMSERV_SENDER_MIB_PER_HOUR="0",
     )
 
 

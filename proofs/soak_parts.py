@@ -44,6 +44,7 @@ class Serve:
             PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(self.maildir), PBMSERV_KEY_FILE=str(workdir / "key"),
             PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
             PBMSERV_CHALLENGES_PER_HOUR="1000000",
+            PBMSERV_SENDER_MAILS_PER_HOUR="0", PBMSERV_SENDER_MIB_PER_HOUR="0",  # players at machine speed
         )
         self.starts = 0
         self.process: subprocess.Popen[bytes] | None = None

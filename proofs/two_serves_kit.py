@@ -63,6 +63,7 @@ def server_env(database_url: str, workdir: Path, name: str, port: int, relay: in
         PBMSERV_MAIL_BACKEND="maildir" if relay is None else "smtp", PBMSERV_RELAY="" if relay is None else f"127.0.0.1:{relay}",
         PBMSERV_MAILDIR=str(workdir / name / "outbox"), PBMSERV_KEY_FILE=str(workdir / "key"),
         PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
+        PBMSERV_SENDER_MAILS_PER_HOUR="0", PBMSERV_SENDER_MIB_PER_HOUR="0",  # players at machine speed
     )
 
 

@@ -27,8 +27,9 @@ PBMSERV = Path(sys.executable).parent / "pbmserv"
 
 class ServeProcess:
     """One `pbmserv serve` on a free loopback port. The hourly reply caps
-    are raised out of the way, as tests send many mails from one address;
-    `default_reply_caps=True` leaves the server's own caps in force."""
+    are raised out of the way, and intake's rates per sender lifted, as
+    tests send many mails from one address; `default_reply_caps=True`
+    leaves the server's own caps in force."""
 
     def __init__(
         self, database_url: str, workdir: Path, name: str = "serve", *, default_reply_caps: bool = False, **settings: str,
@@ -47,6 +48,8 @@ class ServeProcess:
             "PBMSERV_PASSWORD_TIME_COST": "1",
             "PBMSERV_PASSWORD_MEMORY_KIB": "1024",
             "PBMSERV_POLL_SECONDS": "0.2",
+            "PBMSERV_SENDER_MAILS_PER_HOUR": "0",
+            "PBMSERV_SENDER_MIB_PER_HOUR": "0",
             "PYTHONPATH": str(REPO),
         })
         for cap in ("PBMSERV_REPLIES_PER_HOUR", "PBMSERV_ERROR_REPLIES_PER_HOUR"):

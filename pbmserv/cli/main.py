@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from pbmserv import logs
-from pbmserv.cli import EX_DATAERR, EX_NOUSER, Tool, check_key, config_option
+from pbmserv.cli import EX_DATAERR, EX_NOUSER, EX_TEMPFAIL, Tool, check_key, config_option
 from pbmserv.config import LOG_FORMATS, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: s
         utc_now,
     )
     from pbmserv.service.processed import Processed, ms_since
+    from pbmserv.service.room import NO_ROOM, room_limited, room_problem
     from pbmserv.store.key import server_key
     from pbmserv.store.piped import PipedStore, Unstorable
     from pbmserv.store.revision import newest_revision
@@ -112,6 +113,10 @@ def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: s
             from pbmserv.store.database import upgrade
 
             upgrade(settings.database_url, settings.database_busy_seconds)
+        if room_limited(settings, on_sqlite=store.on_sqlite):
+            no_room = room_problem(store.room(), settings)
+            if no_room is not None:
+                refuse(f"{NO_ROOM} ({no_room})", EX_TEMPFAIL)
         to = reply_address_of(raw, recipient, settings.address)
         unknown = recipient_problem(to, settings.address, server_key(settings), store.seat_holder) if to else None
         if unknown is not None:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from pbmserv.config import Settings
@@ -22,8 +22,11 @@ from pbmserv.protocol.errors import UnknownCommand
 from pbmserv.service import reply_addresses
 from pbmserv.service.masking import masked_copy, nothing_kept
 from pbmserv.service.processed import Processed, command_words, ms_since
+from pbmserv.service.room import RoomCheck, room_limited
 from pbmserv.store.key import ServerKey, server_key
+from pbmserv.store.room import room_of
 from pbmserv.store.spool import Arrival, Spool
+from pbmserv.store.urls import sqlite_file
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Engine
@@ -90,6 +93,13 @@ class Intake:
     def key(self) -> ServerKey:
         """The server's key, read (or made) on first use: `serve` and `receive` ask for it at start."""
         return server_key(self.settings)
+
+    @cached_property
+    def room(self) -> RoomCheck | None:
+        """What intake checks of the database's room before it takes a mail (None: no limit set)."""
+        if not room_limited(self.settings, on_sqlite=sqlite_file(self.settings.database_url) is not None):
+            return None
+        return RoomCheck(self.settings, partial(room_of, self.settings.database_url, self.engine))
 
     def close(self) -> None:
         self.engine.dispose()

@@ -20,7 +20,7 @@ from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Line, Request, probable_passwords
 from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
-from pbmserv.service import deadline, timers
+from pbmserv.service import deadline, retention, timers
 from pbmserv.service.answers import (
     Skipped,
     apology,
@@ -392,10 +392,9 @@ class Processor:
         return None
 
     def run_timers(self) -> list[str]:
-        """One pass of vacations that ran out, reminders and forfeits;
-        returns a line for each thing done. The boards are taken a few at a
-        time, each group in a transaction with its mails: a pass over many
-        boards never holds the database (on SQLite, all of it) for long."""
+        """One pass of vacations that ran out, reminders and forfeits, then old mail deleted (`retention`); a line
+        for each thing done to a board. The boards are taken a few at a time, each group in a transaction with
+        its mails: a pass over many boards never holds the database (on SQLite, all of it) for long."""
         now = self.clock()
         report: list[str] = []
         with self.engine.begin() as connection:
@@ -407,6 +406,7 @@ class Processor:
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
                 report += self._timer_step(connection, now, partial(timers.check_boards, board_ids=group))
+        retention.forget_old_mail(self.engine, self.settings, now)
         return report
 
     def _timer_step(

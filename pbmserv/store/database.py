@@ -17,8 +17,9 @@ from sqlalchemy.orm import sessionmaker
 from pbmserv.config import ConfigError
 from pbmserv.store.prepared import PLAIN, run_sql
 from pbmserv.store.revision import MIGRATIONS, newest_revision
-from pbmserv.store.sqlite import SQLiteConnection, require_directory
+from pbmserv.store.sqlite import WAL_KEPT_BYTES, SQLiteConnection, require_directory
 from pbmserv.store.urls import normalise_url, sqlite_file
+from pbmserv.store.vacuum import make_incremental
 
 if TYPE_CHECKING:  # Alembic is imported only where the schema is made or changed: `receive` costs less without it
     from alembic.config import Config
@@ -58,7 +59,10 @@ def _configure_sqlite(engine: Engine) -> None:
         # let SQLAlchemy, not the driver, decide when transactions begin
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        # before anything else, which may make the file: a new file takes it only while it holds no table
+        cursor.execute("PRAGMA auto_vacuum=INCREMENTAL")  # deleted rows' room can be given back (store/vacuum.py)
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA secure_delete=ON")  # deleted and overwritten mail (passwords) is zeroed in the file
         cursor.close()
@@ -171,16 +175,22 @@ def upgrade(url: str, busy_seconds: float = 10.0, engine: Engine | None = None) 
     is none. `receive` upgrades for each mail: a database that is current
     costs one read of its revision (on `engine`, if given), without Alembic;
     Alembic's log lines (two even when it has nothing to do) are kept for
-    -v; one line says when the schema changed."""
-    current, head = _revisions(url, busy_seconds, engine)
-    if current == head:
-        return
-    _known_revision(url, current)
-    with _alembic_quiet():
-        from alembic import command
+    -v; one line says when the schema changed. A SQLite file made before
+    incremental vacuuming is switched to it (`vacuum.make_incremental`)."""
+    own_engine = engine or make_engine(url, busy_seconds)
+    try:
+        current, head = schema_revision(own_engine), newest_revision()
+        if current != head:
+            _known_revision(url, current)
+            with _alembic_quiet():
+                from alembic import command
 
-        command.upgrade(alembic_config(url, busy_seconds), "head")
-    log.info("database schema upgraded from %s to %s", current or "nothing", head)
+                command.upgrade(alembic_config(url, busy_seconds), "head")
+            log.info("database schema upgraded from %s to %s", current or "nothing", head)
+        make_incremental(own_engine)
+    finally:
+        if engine is None:
+            own_engine.dispose()
 
 
 def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
@@ -201,10 +211,8 @@ def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
         )
 
 
-def _revisions(url: str, busy_seconds: float, engine: Engine | None = None) -> tuple[str | None, str]:
+def _revisions(url: str, busy_seconds: float) -> tuple[str | None, str]:
     """The schema revision of the database (None: no pbmserv schema), and the newest one."""
-    if engine is not None:
-        return schema_revision(engine), newest_revision()
     own_engine = make_engine(url, busy_seconds)
     try:
         return schema_revision(own_engine), newest_revision()

@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, bindparam, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, delete, select, update
 from sqlalchemy import exc as errors
 
 from pbmserv.store.database import lost_a_race, writing
@@ -214,3 +214,23 @@ def write_outcomes(connection: Connection, outcomes: list[dict[str, object]], pr
 
 def forget_failed_originals(connection: Connection, before: datetime) -> None:
     connection.execute(_FORGET_ORIGINALS, {"before": before})
+
+
+#: what a processed mail's status may be: only these are ever deleted (pending mail never is)
+PROCESSED = ("done", "failed", "dropped")
+#: processed mails past their retention, by index (status, processed_at); a chunk at a time
+_PROCESSED_BEFORE = (
+    select(INBOUND.c.id)
+    .where(INBOUND.c.status.in_(PROCESSED), INBOUND.c.processed_at < bindparam("before"))
+    .limit(bindparam("most"))
+)
+_DELETE = delete(INBOUND).where(INBOUND.c.id.in_(bindparam("ids", expanding=True)))
+
+
+def delete_processed(connection: Connection, before: datetime, most: int) -> int:
+    """Delete at most `most` mails processed before `before` (their outbox
+    rows keep no link to them); returns how many."""
+    ids = list(connection.scalars(_PROCESSED_BEFORE, {"before": before, "most": most}))
+    if ids:
+        connection.execute(_DELETE, {"ids": ids})
+    return len(ids)

@@ -192,11 +192,13 @@ class InboundMail(Base):
 
     __tablename__ = "inbound_mails"
     #: pending mail in arrival order, and the players' lane in it (`store.inbound.next_pending`), by index
-    #: alone; a sender's pending mail, to join the lane when the address is confirmed
+    #: alone; a sender's pending mail, to join the lane when the address is confirmed; processed mail past
+    #: its retention (`store.inbound.delete_processed`)
     __table_args__ = (
         Index("ix_inbound_mails_status_id", "status", "id"),
         Index("ix_inbound_mails_lane", "status", "from_player", "id"),
         Index("ix_inbound_mails_status_envelope_sender", "status", "envelope_sender"),
+        Index("ix_inbound_mails_status_processed_at", "status", "processed_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -223,8 +225,12 @@ class InboundMail(Base):
 
 class OutboxMail(Base):
     __tablename__ = "outbox"
-    #: the hourly caps count the mails of some kinds to a recipient since a time, and their bytes, from the index alone
-    __table_args__ = (Index("ix_outbox_caps", "recipient", "created_at", "kind", "size"),)
+    #: the hourly caps count the mails of some kinds to a recipient since a time, and their bytes, from the index
+    #: alone; sent mail past its retention (`store.outbox.delete_finished`)
+    __table_args__ = (
+        Index("ix_outbox_caps", "recipient", "created_at", "kind", "size"),
+        Index("ix_outbox_status_created_at", "status", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, Row, bindparam, insert, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, delete, insert, select, update
 
 from pbmserv.store import owners
 from pbmserv.store.database import reading
@@ -66,6 +66,16 @@ _OUTCOME = (
     )
 )
 
+#: mails that are done with: sent, or given up (dead letters); pending mail is never deleted
+FINISHED = ("sent", "dead")
+#: finished mails past their retention, by index (status, created_at); a chunk at a time
+_FINISHED_BEFORE = (
+    select(OUTBOX.c.id)
+    .where(OUTBOX.c.status.in_(FINISHED), OUTBOX.c.created_at < bindparam("before"))
+    .limit(bindparam("most"))
+)
+_DELETE = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+
 
 def queue(connection: Connection, rows: list[dict[str, object]]) -> None:
     if rows:
@@ -115,3 +125,11 @@ def write_outcomes(connection: Connection, outcomes: list[dict[str, object]]) ->
     """Each as {row_id, status, attempts, last_error, next_try_at}."""
     if outcomes:
         connection.execute(_OUTCOME, outcomes)
+
+
+def delete_finished(connection: Connection, before: datetime, most: int) -> int:
+    """Delete at most `most` mails made before `before` that were sent or given up; returns how many."""
+    ids = list(connection.scalars(_FINISHED_BEFORE, {"before": before, "most": most}))
+    if ids:
+        connection.execute(_DELETE, {"ids": ids})
+    return len(ids)

@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from pbmserv.config import Settings
+from pbmserv.store.room import DATABASE_SIZE, Room, sqlite_room
 from pbmserv.store.spool import Arrival, Spool, spool_file
 from pbmserv.store.sqlite import require_directory
 from pbmserv.store.urls import sqlite_file
@@ -69,6 +70,16 @@ class PipedStore:
             return None
         row = self._one("SELECT userid, reply_secret FROM users WHERE userid = ?", seats[seat])
         return None if row is None else (row[0], row[1])
+
+    @property
+    def on_sqlite(self) -> bool:
+        return self._database is not None
+
+    def room(self) -> Room:
+        """As `store.room.room_of`."""
+        if self._database is not None:
+            return sqlite_room(self._database)
+        return Room(int(self._one(DATABASE_SIZE)[0]), None)
 
     def stored_id(self, dedup_key: str) -> int | None:
         """The row of a mail with this dedup key in `inbound_mails`, if any."""

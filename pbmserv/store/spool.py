@@ -24,6 +24,7 @@ library's `sqlite3` and created as needed; Alembic does not manage it.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -34,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pbmserv.config import Settings
-from pbmserv.store.sqlite import SQLiteConnection
+from pbmserv.store.sqlite import INCREMENTAL, WAL_KEPT_BYTES, SQLiteConnection
 from pbmserv.store.urls import sqlite_file
 
 _SCHEMA = """
@@ -154,11 +155,24 @@ class Spool:
         try:
             with self._writing(busy_seconds=None if wait else 0.0) as connection:
                 connection.execute("DELETE FROM arrivals WHERE id <= ?", (self._synced_through,))
+                emptied = connection.execute("SELECT 1 FROM arrivals LIMIT 1").fetchone() is None
         except sqlite3.OperationalError:
             if wait:
                 raise
             return
         self._removed_through = self._synced_through
+        if emptied:
+            self._give_back()
+
+    def _give_back(self) -> None:
+        """Give the room of removed mail back to the disk: the spool is
+        empty, so there is no mail to move, only the file to cut short. (A
+        flood leaves it as large as the most it held at once: while mail
+        waits, its room is used again by the next.) `executescript` steps
+        the PRAGMA to its end, outside a transaction; intake storing just
+        now makes it busy, and the next emptying does it."""
+        with self._lock, contextlib.suppress(sqlite3.OperationalError):
+            self._open().executescript("PRAGMA incremental_vacuum;")
 
     def _open(self) -> SQLiteConnection:
         if self._connection is None:
@@ -166,10 +180,15 @@ class Spool:
                 self.path, timeout=self.busy_seconds, factory=SQLiteConnection,
                 isolation_level=None, check_same_thread=False,
             )
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")  # before the file is made: see `_give_back`
             connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
             connection.set_synchronous("FULL")  # a 250 holds through a power cut too
             connection.execute("PRAGMA secure_delete=ON")  # removed mail (passwords) is zeroed in the file
             connection.execute(_SCHEMA)
+            if connection.execute("PRAGMA auto_vacuum").fetchone()[0] != INCREMENTAL:
+                with contextlib.suppress(sqlite3.OperationalError):  # busy: the next opening tries again
+                    connection.execute("VACUUM")  # a spool made before: once, it takes the mode set above
             columns = {column[1] for column in connection.execute("PRAGMA table_info(arrivals)")}
             if "sealed" not in columns:
                 connection.execute("ALTER TABLE arrivals ADD COLUMN sealed BLOB")  # a spool made before sealing

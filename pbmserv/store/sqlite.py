@@ -9,6 +9,12 @@ from typing import Any
 
 from pbmserv.config import ConfigError
 
+#: `PRAGMA auto_vacuum`'s value for INCREMENTAL (see `store.vacuum`)
+INCREMENTAL = 2
+#: what a write-ahead log is cut back to once it starts over: a batch of large mails, or a pass of the
+#: timer's deletions, may have grown it far beyond its usual few MB
+WAL_KEPT_BYTES = 4 * 1024 * 1024
+
 
 class SQLiteConnection(sqlite3.Connection):
     """A SQLite connection that begins its write transactions with `BEGIN
