@@ -44,8 +44,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -54,15 +52,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, create_engine, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.gamekit import get_game  # noqa: E402
 from pbmserv.store.key import ServerKey, is_sealed  # noqa: E402
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User  # noqa: E402
-from pbmserv.store.urls import normalise_url  # noqa: E402
+from proofs.databases import proof_database  # noqa: E402
 from proofs.flood_serve import descendants, epoch  # noqa: E402
 from proofs.report import percentile, progress, show_goals  # noqa: E402
 from tests.smtp_helpers import free_port  # noqa: E402
@@ -82,25 +79,6 @@ LARGEST = [
 PLAYER_GAME = ("majority", "-size=10")
 #: a move sent that changed nothing on its board after this long is sent again (another legal move)
 RESEND_SECONDS = 20.0
-
-
-@contextmanager
-def database(kind: str, server: str, directory: Path) -> Iterator[str]:
-    """The run's database URL: a SQLite file in `directory`, or a PostgreSQL database made now and dropped after."""
-    if kind == "sqlite":
-        yield f"sqlite:///{directory / 'pbmserv.db'}"
-        return
-    name = f"pbm_bot_fairness_{os.getpid()}"
-    server_url = make_url(normalise_url(server))
-    admin = create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield server_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
 
 
 class Serve:
@@ -355,7 +333,7 @@ def main() -> int:
     random.seed(args.seed)
     directory = Path(tempfile.mkdtemp(prefix="pbmserv-bot-fairness-"))
     try:
-        with database(args.database, args.postgres, directory) as url:
+        with proof_database(args.database, args.postgres, directory, "pbm_bot_fairness") as url:
             return run(args, seconds, url, directory)
     finally:
         if not args.keep:

@@ -24,41 +24,21 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from email.utils import formatdate
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from pbmserv.gamekit import get_game
-from pbmserv.store.urls import normalise_url
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbmserv.gamekit import get_game  # noqa: E402
+from proofs.databases import proof_database  # noqa: E402
 
 PBMSERV = str(Path(sys.executable).with_name("pbmserv"))
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432"
 P50_GOAL_SECONDS = 0.3
 GAME, OPTIONS = "majorities", {"size": "3"}
-
-
-@contextmanager
-def database(kind: str, server: str, directory: Path) -> Iterator[str]:
-    """The run's database URL: a SQLite file in `directory`, or a PostgreSQL database made now and dropped after."""
-    if kind == "sqlite":
-        yield f"sqlite:///{directory / 'pbmserv.db'}"
-        return
-    name = f"pbm_pipe_receive_{os.getpid()}"
-    server_url = make_url(normalise_url(server))
-    admin = create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield server_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
 
 
 class Pipe:
@@ -150,7 +130,7 @@ def main() -> None:
     one_by_one, helps, boards, twice = (6, 10, 4, 4) if arguments.short else (100, 150, 50, 20)
     with (
         tempfile.TemporaryDirectory(prefix="proof-pipe-receive-") as name,
-        database(arguments.database, arguments.postgres, Path(name)) as url,
+        proof_database(arguments.database, arguments.postgres, Path(name), "pbm_pipe_receive") as url,
     ):
         figures, failures = prove(Pipe(Path(name), url), url, one_by_one, helps, boards, twice)
     for line in figures:

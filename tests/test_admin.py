@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 import pytest
@@ -188,6 +189,17 @@ def test_replay_and_export_of_every_board(secret_board: Runtime, env: dict[str, 
     assert "board 101: replaying 2 moves does not give the stored state" in refused(env, "games", "replay", "toy", "101")
 
 
+def read_to_the_end(terminal: BinaryIO) -> bytes:
+    """All a pseudo-terminal's leader reads until its last writer has closed it."""
+    shown = b""
+    try:
+        while chunk := terminal.read(4096):
+            shown += chunk
+    except OSError:  # the terminal is gone once its last writer has closed it
+        pass
+    return shown
+
+
 def test_a_progress_bar_shows_on_a_terminal_only(secret_board: Runtime, env: dict[str, str]) -> None:
     quiet = run(env, "games", "export", "--all")
     assert quiet.returncode == 0 and quiet.stderr == "" and json.loads(quiet.stdout)["board"] == 101
@@ -199,12 +211,7 @@ def test_a_progress_bar_shows_on_a_terminal_only(secret_board: Runtime, env: dic
             text=True, timeout=60,
         )
         os.close(follower)
-        shown = b""
-        try:
-            while chunk := terminal.read(4096):
-                shown += chunk
-        except OSError:  # the terminal is gone once its last writer has closed it
-            pass
+        shown = read_to_the_end(terminal)
     assert result.returncode == 0
     assert result.stdout == "1 of 1 board(s) replay to the stored state\n"
     assert b"replaying" in shown and b"100%" in shown

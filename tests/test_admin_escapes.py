@@ -22,7 +22,7 @@ from pbmserv.cli.admin import cli as admin_cli
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import InboundMail, OutboxMail
 from tests.mailtools import send, send_raw, signup
-from tests.test_admin import env  # noqa: F401  (the fixture: a pbmserv-admin process's settings)
+from tests.test_admin import env, read_to_the_end  # noqa: F401  (env: the fixture, a pbmserv-admin process's settings)
 
 BIN = Path(sys.executable).parent
 #: what no display may write: C0 controls but newline and tab, DEL, C1
@@ -72,12 +72,7 @@ def on_a_terminal(env: dict[str, str], *args: str) -> bytes:  # noqa: F811
     with os.fdopen(leader, "rb", buffering=0) as terminal:
         result = subprocess.run([BIN / "pbmserv-admin", *args], env=env, stdout=follower, stderr=subprocess.PIPE, timeout=60)
         os.close(follower)
-        shown = b""
-        try:
-            while chunk := terminal.read(4096):
-                shown += chunk
-        except OSError:  # the terminal is gone once its last writer has closed it
-            pass
+        shown = read_to_the_end(terminal)
     assert result.returncode == 0, result.stderr
     return shown
 

@@ -1,0 +1,34 @@
+"""A proof's own database: a SQLite file in its folder, or a PostgreSQL
+database made for the run and dropped after it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from pbmserv.store.urls import normalise_url
+
+
+@contextmanager
+def proof_database(kind: str, server: str, directory: Path, prefix: str) -> Iterator[str]:
+    """The run's database URL: `directory`'s pbmserv.db, or on the PostgreSQL
+    `server` a database named `prefix` and this process's id."""
+    if kind == "sqlite":
+        yield f"sqlite:///{directory / 'pbmserv.db'}"
+        return
+    name = f"{prefix}_{os.getpid()}"
+    server_url = make_url(normalise_url(server))
+    admin = create_engine(server_url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    try:
+        yield server_url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
