@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +258,11 @@ def open_boards(boards: int, routes: list[list[Serve]], engine: Engine, prefix: 
         for userid in (f"{prefix}w{number}", f"{prefix}b{number}"):
             raw = make_mail(f"{userid}@example.org", f"signup {userid} {password(userid)}", f"<signup-{userid}@proof>")
             deliver(raw, f"{userid}@example.org", "", routes[number % len(routes)])
+    if not wait_for(lambda: len(welcomes(engine, prefix)) == 2 * boards, 300, 0.2):
+        raise AssertionError(f"only {len(welcomes(engine, prefix))} of {2 * boards} signups welcomed")
+    for number, (address, subject) in enumerate(sorted(welcomes(engine, prefix).items())):  # a reply confirms
+        userid = address.partition("@")[0]
+        deliver(make_mail(address, f"Re: {subject}", f"<confirm-{userid}@proof>"), address, "", routes[number % len(routes)])
     for number in range(boards):
         userid, other = f"{prefix}w{number}", f"{prefix}b{number}"
         raw = make_mail(f"{userid}@example.org", f"{GAME} challenge {userid} {other}", f"<challenge-{userid}@proof>")
@@ -273,6 +278,16 @@ def open_boards(boards: int, routes: list[list[Serve]], engine: Engine, prefix: 
     if not wait_for(lambda: len(opened()) == boards, 300, 0.2):
         raise AssertionError(f"only {len(opened())} of {boards} boards opened")
     return sorted((Mirror(board, seats, game.new({}, seats)) for board, seats in opened()), key=lambda m: m.number)
+
+
+def welcomes(engine: Engine, prefix: str) -> dict[str, str]:
+    """The Subject of the welcome each account of the proof was sent (the
+    request to confirm its address), by address, as the outbox holds it."""
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT recipient, raw FROM outbox WHERE kind = 'confirm'")).all()
+    parser = BytesHeaderParser(policy=policy.default)
+    found = {row.recipient: str(parser.parsebytes(bytes(row.raw))["Subject"]) for row in rows}
+    return {address: subject for address, subject in found.items() if address.startswith(prefix)}
 
 
 def database_engine(url: str) -> Engine:
