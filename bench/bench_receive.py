@@ -149,8 +149,18 @@ def progress(done: int, total: int) -> None:
 
 
 def sign_up(server: Server) -> None:
+    """Each player signs up and confirms the address by replying to the welcome."""
     for name, password in PLAYERS:
         server.receive(name, f"signup {name} {password}")
+    outbox = server.config.parent / "mail" / "outbox" / "new"
+    deadline = time.monotonic() + 60
+    welcomes: list[str] = []
+    while len(welcomes) < len(PLAYERS) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        mails = [path.read_text() for path in outbox.iterdir()] if outbox.exists() else []
+        welcomes = [line.removeprefix("Subject: ") for mail in mails for line in mail.splitlines() if line.startswith("Subject: confirm ")]
+    for subject in welcomes:
+        server.receive(subject.split()[1], f"Re: {subject}")
 
 
 def timed_mails(server: Server, kind: str, count: int) -> tuple[list[tuple[float, float]], int]:

@@ -115,6 +115,12 @@ def prepare(database_url: str, games: int, bot_boards: int) -> None:
     runtime.upgrade_schema()
     for number in range(PLAYERS):
         runtime.intake.store(mail(f"p{number}@example.org", f"signup p{number} pw-p{number}"))
+    runtime.processor.process_pending()
+    runtime.delivery.deliver_due()
+    assert isinstance(runtime.backend, MemoryBackend)
+    for recipient, raw in runtime.backend.sent:  # each player confirms the address by replying to the welcome
+        subject = raw.split(b"\nSubject: ", 1)[1].split(b"\n", 1)[0].decode().strip()
+        runtime.intake.store(mail(recipient, f"Re: {subject}"))
     flags = " ".join(f"-{k}={v}" for k, v in OPTIONS.items())
     for board in range(101, 101 + games):
         players = [f"p{(board * 2) % PLAYERS}", f"p{(board * 2 + 1) % PLAYERS}"]
