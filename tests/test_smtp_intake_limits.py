@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbmserv.config import ConfigError, Settings, load_settings
+from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.smtp_rates import REFUSED_RECIPIENTS
 from pbmserv.smtpd import start_listener
@@ -145,10 +146,19 @@ def test_intake_refuses_with_452_once_the_database_reaches_its_size_limit(runtim
     assert answer.startswith("452 4.3.1 mail system full")
 
 
-def test_intake_refuses_with_452_before_the_disk_fills(runtime: Runtime) -> None:
-    if runtime.intake.spool is None:
-        pytest.skip("PostgreSQL's disk is its server's: only the size limit is checked there")
-    with listening(runtime, min_free_mib=2**40) as port, client(port) as session:  # a floor no disk here meets
+@pytest.fixture
+def sqlite_runtime(tmp_path: Path, key_file: str) -> Iterator[Runtime]:
+    """On SQLite whatever the test database: PostgreSQL's disk is its server's, so only SQLite checks it."""
+    settings = replace(Settings(), database_url=f"sqlite:///{tmp_path / 'pbmserv.db'}", key_file=key_file,
+                       mail_backend="memory")
+    runtime = Runtime(settings, backend=MemoryBackend())
+    yield runtime
+    runtime.close()
+
+
+def test_intake_refuses_with_452_before_the_disk_fills(sqlite_runtime: Runtime) -> None:
+    assert sqlite_runtime.intake.spool is not None
+    with listening(sqlite_runtime, min_free_mib=2**40) as port, client(port) as session:  # a floor no disk here meets
         answer = mail(session, "player@example.org")
     assert answer.startswith("452 4.3.1 mail system full")
 
