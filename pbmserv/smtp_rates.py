@@ -50,9 +50,11 @@ class IntakeRates:
     then that much an hour (`[smtp] client_mails_per_hour`, ...; 0: no
     limit). Past a limit a mail is answered 451 4.7.1 and its MTA tries
     again later. A client in `trusted_clients` (the relay in front, which
-    passes everybody's mail) is limited by sender alone. And the unknown
-    recipients a client names (`REFUSED_RECIPIENTS`; behind a trusted
-    relay, a sender)."""
+    passes everybody's mail) is limited by sender alone. A mail to a
+    genuine reply address is not counted against its sender: the address
+    proves the player, and anybody may write a player's address as the
+    sender to spend their share. And the unknown recipients a client names
+    (`REFUSED_RECIPIENTS`; behind a trusted relay, a sender)."""
 
     def __init__(self, settings: Settings):
         self.trusted = [ipaddress.ip_network(network) for network in settings.trusted_clients]
@@ -69,15 +71,15 @@ class IntakeRates:
             return False
         return any(address in network for network in self.trusted)
 
-    def refusal(self, client: str, sender: str, size: int, now: float) -> str | None:
+    def refusal(self, client: str | None, sender: str | None, size: int, now: float) -> str | None:
         """The answer to a mail of `size` bytes (0: not known yet) from
-        `client` and `sender` that must wait, or None."""
+        `client` and `sender` that must wait, or None (None for either: not counted)."""
         for who, key, mails, sizes in self._limits(client, sender):
             if mails is not None and mails.level(key, now) < 1 or sizes is not None and sizes.level(key, now) < max(1, size):
                 return f"451 4.7.1 too much mail from {who}, try again later"
         return None
 
-    def take(self, client: str, sender: str, size: int, now: float) -> None:
+    def take(self, client: str | None, sender: str | None, size: int, now: float) -> None:
         """Count a mail of `size` bytes from `client` and `sender`."""
         for _, key, mails, sizes in self._limits(client, sender):
             if mails is not None:
@@ -89,9 +91,9 @@ class IntakeRates:
         """Whose unknown recipients are counted together: the client's, or behind a trusted relay the sender's."""
         return f"sender {sender.lower()}" if self.is_trusted(client) else client
 
-    def _limits(self, client: str, sender: str) -> list[tuple[str, str, Buckets | None, Buckets | None]]:
-        limits = [(f"<{sender}>", sender.lower(), self.sender_mails, self.sender_bytes)]
-        if not self.is_trusted(client):
+    def _limits(self, client: str | None, sender: str | None) -> list[tuple[str, str, Buckets | None, Buckets | None]]:
+        limits = [] if sender is None else [(f"<{sender}>", sender.lower(), self.sender_mails, self.sender_bytes)]
+        if client is not None and not self.is_trusted(client):
             limits.append((f"your address {client}", client, self.client_mails, self.client_bytes))
         return limits
 

@@ -61,7 +61,8 @@ class IntakeHandler:
         problem = path_problem(address)
         if problem is not None:
             return f"553 5.1.7 {problem}"
-        refusal = await self._no_room() or self.rates.refusal(_client(session), address, declared_size(mail_options), _now())
+        # the sender's share is looked at once the recipient says whether the mail is proven (a reply address)
+        refusal = await self._no_room() or self.rates.refusal(_client(session), None, declared_size(mail_options), _now())
         if refusal is not None:
             return refusal
         envelope.mail_from = address
@@ -74,7 +75,11 @@ class IntakeHandler:
             return f"553 5.1.3 {problem}"
         if any(rcpt.lower() == address.lower() for rcpt in envelope.rcpt_tos):
             return "250 2.1.5 OK"  # named before: kept once, however often it is named
-        if address.lower() != self.address:
+        if address.lower() == self.address:
+            refusal = self.rates.refusal(None, envelope.mail_from or "", declared_size(envelope.mail_options), _now())
+            if refusal is not None:
+                return refusal
+        else:
             if any(rcpt.lower() not in (self.address, address.lower()) for rcpt in envelope.rcpt_tos):
                 return "452 4.5.3 one reply address per mail: send the mail to the other one apart"
             guesser = self.rates.recipients_key(_client(session), envelope.mail_from or "")
@@ -92,13 +97,13 @@ class IntakeHandler:
         problem = content_problem(raw)
         if problem is not None:
             return f"554 5.6.0 {problem}"
-        client, sender = _client(session), envelope.mail_from or ""
+        reply_address = next((rcpt for rcpt in envelope.rcpt_tos if rcpt.lower() != self.address), "")
+        client, sender = _client(session), None if reply_address else envelope.mail_from or ""
         refusal = await self._no_room() or self.rates.refusal(client, sender, len(raw), _now())
         if refusal is not None:
             return refusal
         self.rates.take(client, sender, len(raw), _now())
         stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        reply_address = next((rcpt for rcpt in envelope.rcpt_tos if rcpt.lower() != self.address), "")
         self._waiting.append(((raw, envelope.mail_from or "", reply_address), stored))
         if self._storer is None:
             self._storer = asyncio.create_task(self._store_waiting())

@@ -27,6 +27,7 @@ from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
 from tests.smtp_helpers import close_server, loop_thread
 from tests.test_cli import BIN, env_for
+from tests.test_flood_fairness import bobs_reply_address
 
 SERVER = "pbmserv@localhost"
 
@@ -78,6 +79,19 @@ def test_a_sender_past_its_mails_an_hour_is_told_to_try_again_later(runtime: Run
     assert other.startswith("250")
 
 
+def test_a_forger_spending_a_players_share_holds_up_no_mail_to_the_players_reply_address(toy_boards: Runtime) -> None:
+    """The sender's share is anybody's to spend (the envelope sender is not proven); a reply address is proof."""
+    bob = "bob@example.org"
+    with listening(toy_boards, sender_mails_per_hour=2) as port, client(port) as session:
+        forged = [mail(session, bob) for _ in range(3)]
+        raw = make_mail(bob, "Re: Toy Board 101 alice", "show\n")
+        session.mail(bob)
+        taken = session.rcpt(bobs_reply_address(toy_boards))
+        answer = session.data(raw)
+    assert [answer[:3] for answer in forged] == ["250", "250", "451"]
+    assert taken[0] == 250 and answer[0] == 250
+
+
 def test_a_sender_past_its_bytes_an_hour_is_told_to_try_again_later(runtime: Runtime) -> None:
     def large() -> bytes:  # 250 KB, a mail of its own each time
         return make_mail("flood@example.org", "help", "a line of a large mail, one of many\n" * 7000)
@@ -87,7 +101,7 @@ def test_a_sender_past_its_bytes_an_hour_is_told_to_try_again_later(runtime: Run
         declared = mail(session, "flood@example.org", large(), (f"SIZE={len(large())}",))
         small = mail(session, "flood@example.org")
     assert [answer[:3] for answer in answers] == ["250"] * 4 + ["451"]  # 4 x 250 KB of 1 MiB
-    assert declared.startswith("451 4.7.1")  # refused at MAIL FROM, before its data is sent
+    assert declared.startswith("451 4.7.1")  # refused at RCPT, before its data is sent
     assert small.startswith("250")
     with runtime.engine.connect() as connection:  # on SQLite in the spool, on PostgreSQL in the database
         stored = connection.scalar(select(func.count(InboundMail.id)))
