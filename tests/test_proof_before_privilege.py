@@ -138,6 +138,18 @@ def test_guessing_under_a_players_address_is_limited_and_proof_still_gets_in(toy
     assert sorted(to for to, message in moved if "Error" not in str(message["Subject"])) == ["alice@example.org", "bob@example.org"]
 
 
+def test_a_forger_of_the_from_line_alone_guesses_as_a_stranger_and_locks_nobody_out(toy_boards: Runtime) -> None:
+    """A mail claims an account's address only when its From and its envelope sender both name it."""
+    runtime = trusting(toy_boards, "mx.example.org")
+    for n in range(guesses.PER_SENDER):
+        [(_, message)] = send_raw(runtime, make_mail("bob@example.org", f"toy move 101 bob guess{n} a1"), "forger@evil.example")
+        assert "The password for 'bob' is wrong." in body(message)
+    [(_, message)] = send_raw(runtime, make_mail("bob@example.org", "toy move 101 bob guess-more a1"), "forger@evil.example")
+    assert "Too many wrong passwords came from bob@example.org" in " ".join(body(message).split())
+    moved = send(runtime, "bob@example.org", "toy move 101 bob secret2 a1")
+    assert sorted(to for to, message in moved if "Error" not in str(message["Subject"])) == ["alice@example.org", "bob@example.org"]
+
+
 def test_an_authentication_result_of_a_server_not_trusted_proves_nothing(toy_boards: Runtime) -> None:
     runtime = trusting(toy_boards, "mx.example.org")
     for n in range(guesses.PER_ACCOUNT):

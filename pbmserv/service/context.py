@@ -78,6 +78,8 @@ class Context:
     vouched: str | None = None
     #: whether the mail server the operator trusts vouches that the mail comes from `sender`
     proven: bool = False
+    #: the mail's envelope sender (MAIL FROM), as forgeable as its From, but a forger must write both
+    envelope_sender: str = ""
 
     def find_user(self, userid: str) -> records.Account | None:
         return records.find_account(self.connection, userid.lower())
@@ -119,9 +121,13 @@ class Context:
 
     def _sender_of(self, userid: str) -> guesses.Sender:
         """What the mail proves about its sender, for `userid`'s account."""
-        if self.sender not in self.addresses([userid])[userid]:
+        own = self.addresses([userid])[userid]
+        if self.sender not in own:
             return guesses.Sender.STRANGER
-        return guesses.Sender.VOUCHED_FOR if self.proven else guesses.Sender.CLAIMED
+        if self.proven:
+            return guesses.Sender.VOUCHED_FOR
+        claimed_twice = self.envelope_sender.lower() in {address.lower() for address in own}
+        return guesses.Sender.CLAIMED if claimed_twice else guesses.Sender.STRANGER
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         """Each user's confirmed addresses, in their order."""

@@ -7,13 +7,14 @@ A From line proves nothing, so a mail's privileges depend on proof:
 
 - vouched for: mail the trusted mail server vouches came from one of the
   account's own (confirmed) addresses is always checked;
-- claimed: mail whose From names one of the account's addresses, with
-  nothing to prove it, is checked while that account has had fewer than
-  PER_ACCOUNT such failed checks in the last WINDOW. A forger can so
-  block this kind of mail for one account for a while, never the
-  account: its reply addresses need no password, vouched-for mail is
-  always checked, and a password this process has checked before needs
-  no check at all;
+- claimed: mail whose From and envelope sender both name one of the
+  account's addresses, with nothing to prove it, is checked while that
+  account has had fewer than PER_ACCOUNT such failed checks in the last
+  WINDOW. A forger who writes both can so block this kind of mail for one
+  account for a while, never the account: its reply addresses need no
+  password, vouched-for mail is always checked, and a password this
+  process has checked before needs no check at all. A forger who writes
+  the From alone is a stranger, and blocks nothing of the player's;
 - stranger: mail from any other address is checked only while that
   address has had fewer than PER_SENDER failed checks in the last WINDOW
   (whatever the accounts), and all strangers together fewer than IN_ALL:

@@ -243,7 +243,9 @@ class Processor:
                     connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address,
                 )
                 with deadline.within(MAIL_SECONDS):  # seen inside a command's long loops too
-                    composed, refusal = self._run_request(connection, output, row.id, mail, request, vouched, now, ahead)
+                    composed, refusal = self._run_request(
+                        connection, output, row.id, mail, request, vouched, row.envelope_sender, now, ahead,
+                    )
         except CONNECTION_ERRORS:  # the database, not the mail: try the batch again later
             raise
         except WaitsItsTurn:
@@ -269,7 +271,7 @@ class Processor:
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
-        vouched: str | None, now: datetime, ahead: bool = False,
+        vouched: str | None, envelope_sender: str, now: datetime, ahead: bool = False,
     ) -> tuple[list[Composed], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
@@ -284,7 +286,7 @@ class Processor:
             line = request.lines[0]
             try:
                 with savepoint(connection, "mail"):
-                    replies = self._run_line(connection, output, mail, line, comment, now, vouched)
+                    replies = self._run_line(connection, output, mail, line, comment, now, vouched, envelope_sender)
                     return self._compose(row_id, mail, replies, now), None
             except Refusal as error:
                 wait_if_ahead(error, ahead)
@@ -298,7 +300,7 @@ class Processor:
                     if line.error is not None:
                         raise line.error
                     with savepoint(connection, "line"):
-                        replies += self._run_line(connection, output, mail, line, comment, now, vouched)
+                        replies += self._run_line(connection, output, mail, line, comment, now, vouched, envelope_sender)
                 except Refusal as error:
                     wait_if_ahead(error, ahead)
                     refusals.append((number, line.text, naming_the_game(line, error)))
@@ -422,7 +424,7 @@ class Processor:
 
     def _run_line(
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, line: Line, comment: str, now: datetime,
-        vouched: str | None,
+        vouched: str | None, envelope_sender: str,
     ) -> list[Reply]:
         """The replies to one command line; raises its Refusal if it is refused."""
         if line.error is not None:
@@ -431,5 +433,6 @@ class Processor:
         ctx = Context(
             connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment,
             vouched, proven=mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id),
+            envelope_sender=envelope_sender,
         )
         return execute(ctx, line.command)
