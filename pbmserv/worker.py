@@ -83,6 +83,7 @@ class Worker(Loop):
         more = True
         while more and not self.stopping.is_set():  # mail stored meanwhile wakes the worker again
             more = self._batch()
+        self.runtime.processor.empty_the_spool()
         if time.monotonic() >= self._timers_due:
             self._timers_due = time.monotonic() + self.runtime.settings.timer_seconds
             for line in self.runtime.processor.run_timers():

@@ -279,16 +279,23 @@ def settle(url: str, timeout: float = 600) -> tuple[int, int]:
 
 
 def _spooled(database: Path) -> bool:
-    """Whether the spool still holds mail the worker has not admitted (read with a connection of its own)."""
+    """Whether the spool still holds mail the worker has not admitted (read with connections of their own).
+    An admitted mail stays in the spool until a batch's commit has synced the database, which an idle
+    worker may not make for a while: it counts as admitted once the database has it."""
     import sqlite3
 
     spool = Path(f"{database}-spool")
     if not spool.exists():
         return False
     with sqlite3.connect(f"file:{spool}?mode=ro", uri=True, timeout=30) as connection:
-        rows = connection.execute("SELECT count(*) FROM arrivals").fetchone()[0]
+        keys = {row[0] for row in connection.execute("SELECT dedup_key FROM arrivals")}
     connection.close()
-    return bool(rows)
+    if not keys:
+        return False
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30) as connection:
+        admitted = {row[0] for row in connection.execute("SELECT dedup_key FROM inbound_mails")}
+    connection.close()
+    return bool(keys - admitted)
 
 
 def retention_pass(env: dict[str, str], url: str) -> int:

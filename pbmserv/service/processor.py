@@ -45,7 +45,7 @@ from pbmserv.service.rates import forget_old_events
 from pbmserv.service.reply_addresses import holds_reply_address, mask_addresses
 from pbmserv.service.requests import StaleReplyAddress, naming_the_game, read_request, readable
 from pbmserv.store import inbound
-from pbmserv.store.database import reading, savepoint, writing
+from pbmserv.store.database import reading, savepoint, synced, writing
 from pbmserv.store.inbound import CONNECTION_ERRORS
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
@@ -93,7 +93,17 @@ class Processor:
         while more:
             processed, more = self.process_batch()
             count += processed
+        self.empty_the_spool()
         return count
+
+    def empty_the_spool(self) -> None:
+        """With no mail left to process: remove the admitted mails that are
+        still in the spool once the database is on the disk. A batch makes
+        its commit durable at most once a second, and the last batch before
+        a pause may not have been one; without this, what it admitted would
+        stay in the spool, room and all, until mail came again."""
+        if self.spool is not None and self.spool.holds_admitted() and synced(self.engine):
+            self.spool.admitted(0, synced=True)
 
     def has_pending(self) -> bool:
         """Whether any mail waits: pending in the database, or in the spool and not admitted by this process."""

@@ -112,6 +112,21 @@ def writing(engine: Engine, *, durable: bool = False) -> Iterator[Connection]:
             yield connection
 
 
+def synced(engine: Engine) -> bool:
+    """Whether every commit made so far is on the disk, making it so where
+    it can at once. SQLite checkpoints its write-ahead log, which syncs the
+    log before and the database file after a checkpoint that completes (a
+    reader in the way leaves it incomplete: False, try later). PostgreSQL
+    syncs each commit itself."""
+    if engine.dialect.name != "sqlite":
+        return True
+    with engine.connect() as connection:  # on the driver's connection: a checkpoint runs outside any transaction
+        driver = connection.connection.driver_connection
+        assert isinstance(driver, sqlite3.Connection)
+        busy, frames, checkpointed = driver.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    return bool(busy == 0 and frames == checkpointed)
+
+
 #: execution option of a transaction that only reads (see `reading`)
 READ_ONLY = "pbmserv_read_only"
 

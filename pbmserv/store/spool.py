@@ -138,6 +138,10 @@ class Spool:
             self._next_removal = time.monotonic() + self.REMOVE_SECONDS
             self._remove_synced(wait=False)
 
+    def holds_admitted(self) -> bool:
+        """Whether mails admitted by this process are still in the file (no synced commit has come after them)."""
+        return self._admitted_through > self._removed_through
+
     def close(self) -> None:
         self._remove_synced()
         with self._lock:
