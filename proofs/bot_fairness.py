@@ -38,8 +38,6 @@ import re
 import shutil
 import signal
 import smtplib
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -60,11 +58,10 @@ from pbmserv.gamekit import get_game  # noqa: E402
 from pbmserv.store.key import ServerKey, is_sealed  # noqa: E402
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User  # noqa: E402
 from proofs.databases import proof_database  # noqa: E402
-from proofs.flood_serve import descendants, epoch  # noqa: E402
+from proofs.flood_serve import descendants, epoch, start  # noqa: E402
 from proofs.report import percentile, progress, show_goals  # noqa: E402
 from tests.smtp_helpers import free_port  # noqa: E402
 
-PBMSERV = str(Path(sys.executable).with_name("pbmserv"))
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432"
 SERVER = "pbmserv@localhost"
 P95_GOAL_SECONDS = 3.0
@@ -96,17 +93,7 @@ class Serve:
         self.env.update(setting.partition("=")[::2] for setting in settings)
         if server_code:
             self.env["PYTHONPATH"] = server_code
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen([PBMSERV, "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    raise AssertionError("serve exited at start:\n" + self.log.read_text()[-3000:]) from None
-                time.sleep(0.1)
-        raise AssertionError("serve did not listen")
+        self.process = start(self.env, self.log, self.port)
 
     @cached_property
     def key(self) -> ServerKey:
