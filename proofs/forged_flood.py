@@ -370,7 +370,7 @@ def run(args: argparse.Namespace, seconds: float, url: str, directory: Path) -> 
         sys.stderr.write("\n")
         drained = wait_for_backlog(engine, 300)
         outcomes = flood_outcomes(engine)
-        restarted = set(descendants(serve.process.pid)) - children
+        restarted = children - set(descendants(serve.process.pid))  # a child that was there and is gone
     finally:
         exit_code = serve.stop()
         engine.dispose()

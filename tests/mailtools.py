@@ -49,17 +49,20 @@ def signup(
     return replies
 
 
-def send_raw(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, EmailMessage]]:
+def send_raw(
+    runtime: Runtime, raw: bytes, envelope_sender: str | None = None, to: str = "",
+) -> list[tuple[str, EmailMessage]]:
     parser = BytesParser(policy=policy.default)
-    return [(recipient, parser.parsebytes(data)) for recipient, data in feed(runtime, raw, envelope_sender)]
+    return [(recipient, parser.parsebytes(data)) for recipient, data in feed(runtime, raw, envelope_sender, to)]
 
 
-def feed(runtime: Runtime, raw: bytes, envelope_sender: str | None = None) -> list[tuple[str, bytes]]:
-    """Feed one mail in as `pbmserv receive` does; the (recipient, bytes) delivered in reply."""
+def feed(runtime: Runtime, raw: bytes, envelope_sender: str | None = None, to: str = "") -> list[tuple[str, bytes]]:
+    """Feed one mail in as `pbmserv receive` does (`to`: the reply address it came to, if any);
+    the (recipient, bytes) delivered in reply."""
     backend = runtime.backend
     assert isinstance(backend, MemoryBackend)
     backend.sent.clear()
-    runtime.intake.store(raw, envelope_sender)
+    runtime.intake.store(raw, envelope_sender, to)
     runtime.processor.process_pending()
     runtime.delivery.deliver_due()
     return list(backend.sent)

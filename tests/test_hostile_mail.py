@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from pbmserv.config import load_settings
 from pbmserv.mail.backends import MemoryBackend
@@ -21,7 +21,7 @@ from pbmserv.mail.inbound import IncomingMail
 from pbmserv.runtime import Runtime
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.context import Reply
+from pbmserv.service.context import Proof, Reply
 from pbmserv.service.output import Composed
 from pbmserv.service.processor import Processor
 from pbmserv.store.key import ServerKey
@@ -88,9 +88,10 @@ class RowBreakingProcessor(Processor):
     which fails the batch they are written in."""
 
     def _compose(
-        self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+        self, connection: Connection, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+        proof: Proof | None = None,
     ) -> list[Composed]:
-        composed = super()._compose(row_id, mail, replies, now)
+        composed = super()._compose(connection, row_id, mail, replies, now, proof)
         if mail is not None and mail.subject == "boom":
             for made in composed:
                 for row in made.rows:

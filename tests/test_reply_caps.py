@@ -14,7 +14,8 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import InboundMail
 from tests.conftest import START, FakeClock
-from tests.mailtools import body, make_mail, send
+from tests.mailtools import body, make_mail, send, send_raw
+from tests.test_flood_fairness import bobs_reply_address
 
 PAUSED = "Replies to this address are paused until"
 
@@ -51,7 +52,7 @@ def test_the_answer_that_reaches_the_cap_says_until_when_and_the_next_ones_stay_
         f"{PAUSED} 2026-01-05 10:01 UTC: the server sends one address at most 3 replies an hour, and this is the last of them."
     ), "the minute it may go again, rounded up, never one before"
     assert "board mails still go to you and to your opponents" in text
-    assert "not even later. pbmserv plays board games by mail." in text, "the answer itself follows the notice"
+    assert "is answered within as many again. pbmserv plays board games by mail." in text, "the answer itself follows the notice"
     for minutes in (1, 10, 39):
         clock.now = START + timedelta(minutes=20 + minutes, seconds=30)
         assert send(runtime, "loop@example.org", "help") == [], "silent after the last one"
@@ -71,8 +72,22 @@ def test_moves_and_board_mails_go_on_while_replies_are_paused(toy_boards: Runtim
     replies = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1")
     assert sorted(recipient for recipient, _ in replies) == ["alice@example.org", "bob@example.org"]
     assert all("last move a1" in body(message) for _, message in replies), "the move was made"
+    assert send(toy_boards, "bob@example.org", "toy show 101") == [], "mail that proves nothing is not answered"
+    assert send(toy_boards, "bob@example.org", "nonsense") == [], "a refusal is silent too"
+
+
+def test_mail_forged_from_an_address_cannot_spend_the_answers_its_owner_asks_for(toy_boards: Runtime) -> None:
+    """Answers to mail with the account's password, or to its reply address, have an allowance of their own."""
+    limited(toy_boards, replies_per_hour=2)
+    for _ in range(3):  # a forger spends bob's answers
+        send(toy_boards, "bob@example.org", "toy show 101")
     assert send(toy_boards, "bob@example.org", "toy show 101") == []
-    assert send(toy_boards, "bob@example.org", "toy move 101 bob secret2 a1") == [], "a refusal is silent too"
+    [(to, refused)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 c3 #5")
+    assert to == "bob@example.org" and "Toy Board 101 Error" in str(refused["Subject"])
+    [(_, shown)] = send_raw(toy_boards, make_mail("bob@example.org", "Re: Toy Board 101", "show\n"),
+                            "bob@example.org", bobs_reply_address(toy_boards))
+    assert "Replies to your own mail to this address are paused until" in flat(body(shown)), "the last of the allowance says so"
+    assert send(toy_boards, "bob@example.org", "toy move 101 bob secret2 c3 #5") == [], "the owner's allowance is bounded too"
 
 
 def test_the_answers_of_one_batch_count_and_the_last_before_the_cap_says_so(runtime: Runtime) -> None:

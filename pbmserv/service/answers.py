@@ -152,7 +152,14 @@ def pause_notice(pause: Pause) -> str:
     if pause.what == "replies":
         counted, after = "replies", (
             "what you send is still carried out (your moves are made, and board mails still go to you and to "
-            "your opponents), but answers and error mails to this address are not sent, not even later."
+            "your opponents), but answers and error mails to this address are not sent, not even later; "
+            "except that mail that proves it is yours (sent to the reply address of one of your board mails, "
+            "or with your password) is answered within as many again."
+        )
+    elif pause.what == "replies to your own mail":
+        counted, after = "replies to your own mail", (
+            "what you send is still carried out (your moves are made, and board mails still go to you and to "
+            "your opponents), but not answered, not even later."
         )
     elif pause.what == "board mails":
         counted, after = "board mails", (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
@@ -39,6 +39,30 @@ def disabled_account(account: records.Account, server_address: str) -> ServiceEr
     )
 
 
+@dataclass
+class Proof:
+    """What a mail proves about who wrote it, beyond its From line, which
+    proves nothing (docs/decisions.md, "Proof before privilege")."""
+
+    #: the userid a genuine reply address vouched for: its commands need no password (`protocol.reply`)
+    vouched: str | None = None
+    #: whether the mail server the operator trusts vouches that the mail comes from its sender
+    trusted_from: bool = False
+    #: the envelope sender (MAIL FROM), as forgeable as the From, but a forger must write both
+    envelope_sender: str = ""
+    #: the accounts whose correct password the mail held, as its commands check them
+    passwords: set[str] = field(default_factory=set)
+
+    def owned(self, connection: Connection, sender: str) -> frozenset[str]:
+        """The addresses the mail proves its writer owns: the confirmed
+        addresses of the accounts it proves, and `sender` (its From) if the
+        trusted mail server vouches for it. Lower-case."""
+        userids = sorted({*self.passwords, *([self.vouched] if self.vouched else [])})
+        found = records.confirmed_addresses(connection, userids) if userids else {}
+        owned = {address.lower() for addresses in found.values() for address in addresses}
+        return frozenset(owned | {sender.lower()} if self.trusted_from else owned)
+
+
 @dataclass(frozen=True)
 class Reply:
     """One mail to send: the same text to every address in `recipients`.
@@ -47,7 +71,9 @@ class Reply:
     "answer" for a reply to the sender, "error" for an error reply, "relay"
     for a mail an account sends to others (chat, message, broadcast) and
     "confirm" for the mail that asks an address to confirm; each kind has
-    its hourly caps per address (`service.rates.CAPS`)."""
+    its hourly caps per address (`service.rates.CAPS`). An answer or error
+    to an address its mail proved its writer owns is "asked" in the outbox
+    (`service.output.compose_replies`)."""
 
     recipients: tuple[str, ...]
     subject: str
@@ -74,12 +100,8 @@ class Context:
     now: datetime
     sender: str  # the address replies to queries and errors go to
     comment: str = ""
-    #: the userid a genuine reply address vouched for: its commands need no password (`protocol.reply`)
-    vouched: str | None = None
-    #: whether the mail server the operator trusts vouches that the mail comes from `sender`
-    proven: bool = False
-    #: the mail's envelope sender (MAIL FROM), as forgeable as its From, but a forger must write both
-    envelope_sender: str = ""
+    #: what the mail proves about who wrote it; the passwords found correct are added to it
+    proof: Proof = field(default_factory=Proof)
 
     def find_user(self, userid: str) -> records.Account | None:
         return records.find_account(self.connection, userid.lower())
@@ -101,7 +123,7 @@ class Context:
             raise unknown_user(userid)
         matches: bool | None
         if password == BY_REPLY_ADDRESS:
-            matches = account.userid == self.vouched
+            matches = account.userid == self.proof.vouched
         else:
             matches = self.passwords.remembered(account.password_hash, password)
         if matches is None:
@@ -117,6 +139,7 @@ class Context:
             )
         if account.disabled_at is not None:
             raise disabled_account(account, self.settings.address)
+        self.proof.passwords.add(account.userid)
         return account
 
     def _sender_of(self, userid: str) -> guesses.Sender:
@@ -124,9 +147,9 @@ class Context:
         own = self.addresses([userid])[userid]
         if self.sender not in own:
             return guesses.Sender.STRANGER
-        if self.proven:
+        if self.proof.trusted_from:
             return guesses.Sender.VOUCHED_FOR
-        claimed_twice = self.envelope_sender.lower() in {address.lower() for address in own}
+        claimed_twice = self.proof.envelope_sender.lower() in {address.lower() for address in own}
         return guesses.Sender.CLAIMED if claimed_twice else guesses.Sender.STRANGER
 
     def addresses(self, userids: list[str] | tuple[str, ...]) -> dict[str, tuple[str, ...]]:

@@ -121,9 +121,19 @@ class BatchOutput:
 
 def compose_replies(
     sender: str, key: ServerKey, row_id: int, mail: IncomingMail | None, replies: list[Reply], now: datetime,
+    owned: frozenset[str] = frozenset(),
 ) -> list[Composed]:
-    """Each reply to `mail` with its outbox rows, for `BatchOutput.finish`."""
-    return [Composed(reply, outbox_rows(sender, key, row_id, mail, reply, now), mail) for reply in replies]
+    """Each reply to `mail` with its outbox rows, for `BatchOutput.finish`.
+    An answer or error to addresses the mail proved its writer owns
+    (`owned`, `Proof.owned`) is "asked": the owner asked for it, so it is
+    counted apart from what mail that proves nothing may have an address
+    sent, which a forger of the From can spend (`service.rates.CAPS`)."""
+    asked = [
+        replace(reply, kind="asked")
+        if reply.kind in ("answer", "error") and all(recipient.lower() in owned for recipient in reply.recipients) else reply
+        for reply in replies
+    ]
+    return [Composed(reply, outbox_rows(sender, key, row_id, mail, reply, now), mail) for reply in asked]
 
 
 def outbox_rows(

@@ -33,7 +33,7 @@ from pbmserv.service.answers import (
 )
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.claims import UNOWNED, Claim
-from pbmserv.service.context import Context, Reply
+from pbmserv.service.context import Context, Proof, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
 from pbmserv.service.intake import Clock, utc_now, vouched_for
@@ -249,13 +249,11 @@ class Processor:
             if reason is not None:
                 status, problem = "dropped", reason
             else:
-                request, vouched = read_request(
-                    connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address,
-                )
+                request, vouched = read_request(connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address)
+                trusted_from = mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id)
+                proof = Proof(vouched, trusted_from, row.envelope_sender)
                 with deadline.within(MAIL_SECONDS):  # seen inside a command's long loops too
-                    composed, refusal = self._run_request(
-                        connection, output, row.id, mail, request, vouched, row.envelope_sender, now, ahead,
-                    )
+                    composed, refusal = self._run_request(connection, output, row.id, mail, request, proof, now, ahead)
         except CONNECTION_ERRORS:  # the database, not the mail: try the batch again later
             raise
         except WaitsItsTurn:
@@ -263,7 +261,8 @@ class Processor:
             return request, "waits", "names an account not known yet; older mail first"
         except StaleReplyAddress as error:
             assert mail is not None, "a mail is read before its request"
-            composed, refusal = self._compose(row.id, mail, [error_reply(mail, error, self.catalog, ())], now), "stale reply address"
+            stale = [error_reply(mail, error, self.catalog, ())]
+            composed, refusal = self._compose(connection, row.id, mail, stale, now), "stale reply address"
         except Unreadable as error:
             self._fail(output, row, f"unreadable: {error.reason}", now, unreadable_reply(error))
             return None, "failed", f"unreadable: {error.reason}"
@@ -281,7 +280,7 @@ class Processor:
 
     def _run_request(
         self, connection: Connection, output: BatchOutput, row_id: int, mail: IncomingMail, request: Request,
-        vouched: str | None, envelope_sender: str, now: datetime, ahead: bool = False,
+        proof: Proof, now: datetime, ahead: bool = False,
     ) -> tuple[list[Composed], str | None]:
         """Run the mail's commands and compose their replies, all in the
         mail's savepoint (a bug in either undoes the commands). The refusal
@@ -296,12 +295,12 @@ class Processor:
             line = request.lines[0]
             try:
                 with savepoint(connection, "mail"):
-                    replies = self._run_line(connection, output, mail, line, comment, now, vouched, envelope_sender)
-                    return self._compose(row_id, mail, replies, now), None
+                    replies = self._run_line(connection, output, mail, line, comment, now, proof)
+                    return self._compose(connection, row_id, mail, replies, now, proof), None
             except Refusal as error:
                 wait_if_ahead(error, ahead)
                 refused = [error_reply(mail, naming_the_game(line, error), self.catalog, secrets)]
-                return self._compose(row_id, mail, refused, now), refusal_kind(error)
+                return self._compose(connection, row_id, mail, refused, now, proof), refusal_kind(error)
         started = time.monotonic()
         replies, refusals, skipped = [], [], None
         with savepoint(connection, "mail"):
@@ -310,7 +309,7 @@ class Processor:
                     if line.error is not None:
                         raise line.error
                     with savepoint(connection, "line"):
-                        replies += self._run_line(connection, output, mail, line, comment, now, vouched, envelope_sender)
+                        replies += self._run_line(connection, output, mail, line, comment, now, proof)
                 except Refusal as error:
                     wait_if_ahead(error, ahead)
                     refusals.append((number, line.text, naming_the_game(line, error)))
@@ -320,10 +319,11 @@ class Processor:
             if skipped is None and request.unread:
                 skipped = Skipped(len(request.lines) + 1, f"the server carries out at most {MOST_COMMANDS} commands of a mail")
             if not refusals and skipped is None:
-                return self._compose(row_id, mail, replies, now), None
+                return self._compose(connection, row_id, mail, replies, now, proof), None
             total = len(request.lines) + len(request.unread)
             replies.append(refusals_reply(mail, refusals, skipped, total, self.catalog, secrets))
-            return self._compose(row_id, mail, replies, now), f"{commands_missed(refusals, skipped, total)} of {total} commands"
+            missed = f"{commands_missed(refusals, skipped, total)} of {total} commands"
+            return self._compose(connection, row_id, mail, replies, now, proof), missed
 
     def _original(self, row: Any) -> bytes:
         """The mail as it came: unsealed, or as it is stored if it was not
@@ -331,10 +331,12 @@ class Processor:
         return self.key.unseal(row.sealed) if row.sealed is not None else row.raw
 
     def _compose(
-        self, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+        self, connection: Connection, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
+        proof: Proof | None = None,
     ) -> list[Composed]:
-        """Each reply with its outbox rows."""
-        return compose_replies(self.settings.address, self.key, row_id, mail, replies, now)
+        """Each reply with its outbox rows; an answer to an address the mail proves its writer owns is "asked"."""
+        owned = proof.owned(connection, mail.sender) if proof is not None else frozenset[str]()
+        return compose_replies(self.settings.address, self.key, row_id, mail, replies, now, owned)
 
     def _fail(
         self, output: BatchOutput, row: Any, reason: str, now: datetime,
@@ -351,7 +353,7 @@ class Processor:
         if mail is not None and answer is not None and no_reply_reason(mail, row.envelope_sender) is None:
             secrets = request.passwords if request is not None else probable_passwords(mail.subject)
             try:
-                composed = self._compose(row.id, mail, [answer(mail, secrets)], now)
+                composed = self._compose(output.connection, row.id, mail, [answer(mail, secrets)], now)
             except Exception:
                 log.exception("inbound %s: the answer to a failed mail could not be made", row.id)
         output.finish(row.id, composed, now, status="failed", error=reason, masked=failed_copy(mail, request))
@@ -434,7 +436,7 @@ class Processor:
 
     def _run_line(
         self, connection: Connection, output: BatchOutput, mail: IncomingMail, line: Line, comment: str, now: datetime,
-        vouched: str | None, envelope_sender: str,
+        proof: Proof,
     ) -> list[Reply]:
         """The replies to one command line; raises its Refusal if it is refused."""
         if line.error is not None:
@@ -442,7 +444,6 @@ class Processor:
         assert line.command is not None, "a line is read into a command or an error"
         ctx = Context(
             connection, self.settings, self.catalog, self.passwords, self.key, output.events, now, mail.sender, comment,
-            vouched, proven=mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id),
-            envelope_sender=envelope_sender,
+            proof,
         )
         return execute(ctx, line.command)

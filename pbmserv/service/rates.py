@@ -94,13 +94,16 @@ _ANSWERS = Cap(("answer", "error"), "replies_per_hour", "reply_bytes_per_hour", 
 #: subscribers, and what makes them is limited too (new boards per player,
 #: proposals per board); their cap bounds what all of an address's boards
 #: send it, far above real play, so it is tallied rather than counted for
-#: every move.
+#: every move. An answer its mail proved its address's owner asked for
+#: ("asked": by reply address, password or the trusted mail server's
+#: word) has a cap of its own, as large, which forged mail cannot spend.
 CAPS: dict[str, tuple[Cap, ...]] = {
     "answer": (_ANSWERS,),
     "error": (Cap(("error",), "error_replies_per_hour", "error_reply_bytes_per_hour", HOUR, "error replies"), _ANSWERS),
     "relay": (Cap(("relay",), "relays_per_hour", "relay_bytes_per_hour", HOUR),),
     "board": (Cap(("board",), "board_mails_per_hour", "board_bytes_per_hour", HOUR, "board mails", tallied=True),),
     "confirm": (Cap(("confirm",), 1, 20_000, DAY),),
+    "asked": (Cap(("asked",), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies to your own mail"),),
 }
 
 
