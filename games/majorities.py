@@ -1,4 +1,4 @@
-"""Bill Taylor's Majorities on the hexhex board (RULES.md section 1).
+"""Bill Taylor's Majorities on the hexhex board (the rules `majorities help` gives).
 
 A majority of stones wins a line, a majority of parallel lines wins a
 direction, two of the three directions win the game.

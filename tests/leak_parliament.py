@@ -1,4 +1,4 @@
-"""The swap test's game of Parliament (RULES.md section 4): alice prefers the
+"""The swap test's game of Parliament (the rules `parliament help` gives): alice prefers the
 seats S in run A and T in run B (disjoint, 0 to 3 each, not both empty);
 every other move is the same in both runs and claims no seat of S or T.
 Until a seat of S or T is claimed or flipped in a run, or a round ends (which

@@ -1,4 +1,4 @@
-"""The swap test's game of Psychomachia (RULES.md section 2): alice hides her
+"""The swap test's game of Psychomachia (the rules `psychomachia help` gives): alice hides her
 stone on X in run A and on Y in run B; every other move is the same in both
 runs and touches neither X nor Y. Until alice reveals (on her n-th turn, or
 only at the end), bob's and carol's mails must be the same in both runs."""

@@ -1,9 +1,11 @@
 """The shape of the code (issue 18): no module imports itself round a
-circle, and no source file outgrows one concept."""
+circle, no source file outgrows one concept, and nothing cites a file
+outside the repository (issue 36)."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -74,3 +76,15 @@ def test_no_source_file_outgrows_one_concept() -> None:
         if (lines := len(path.read_text().splitlines())) > MOST_LINES
     }
     assert long == {}, f"split these along their concepts (at most {MOST_LINES} lines each)"
+
+
+def test_the_repository_cites_no_file_outside_it() -> None:
+    """The docs and the code stand on their own (issue 36): no rule sheet or design card the repository lacks."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    outside = ("RULES.md", "DESIGN.md", "../shared")
+    citing = [
+        name for name in tracked
+        if name.endswith((".py", ".md", ".toml", ".txt", ".cfg")) and name != "tests/test_layout.py"
+        and any(cited in (ROOT / name).read_text(errors="replace") for cited in outside)
+    ]
+    assert citing == []

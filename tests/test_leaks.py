@@ -1,5 +1,6 @@
-"""Hidden information never leaks through the server (RULES.md sections 2
-and 4): Psychomachia's hidden stone and Parliament's secret preferences.
+"""Hidden information never leaks through the server (the rules `psychomachia
+help` and `parliament help` give): Psychomachia's hidden stone and
+Parliament's secret preferences.
 
 A swap test. The same game is played twice through the whole server (mail
 in, store, process, deliver), on two databases: run A on the test database

@@ -1,4 +1,4 @@
-"""Majority and Psychomachia (RULES.md, section 2)."""
+"""Majority and Psychomachia (the rules `majority help` gives)."""
 
 from games.majority.game import Majority, Psychomachia
 from games.majority.state import MajorityState

@@ -1,6 +1,6 @@
 """Majority: White and Black fill the dark and light squares of a chequered
 board and score the rows and columns ("tricks") they win; Psychomachia is the
-same game with one hidden stone per player (RULES.md, section 2).
+same game with one hidden stone per player (the rules `majority help` gives).
 
 The rules are in games.majority.rules (turns, squares, what a move does) and
 games.majority.tricks (who holds a trick); moves are read in

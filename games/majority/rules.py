@@ -1,5 +1,5 @@
-"""The rules of Majority and Psychomachia that move stones (RULES.md,
-section 2): whose turn it is, where a stone may go, and what hiding,
+"""The rules of Majority and Psychomachia that move stones (as `majority
+help` gives them): whose turn it is, where a stone may go, and what hiding,
 revealing and placing do to a board. Who holds a trick is games.majority.tricks."""
 
 from __future__ import annotations

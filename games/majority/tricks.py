@@ -1,4 +1,4 @@
-"""Who holds each trick, and what the tricks score (RULES.md, section 2).
+"""Who holds each trick, and what the tricks score (the rules `majority help` gives).
 
 Without hidden stones a trick is simply the first completer's. With them,
 when a completion counts depends on when the other side could see it, so

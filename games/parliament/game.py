@@ -1,4 +1,4 @@
-"""Parliament: Majority, official rules 2019 (RULES.md section 4)."""
+"""Parliament: Majority, official rules 2019 (the rules `parliament help` gives)."""
 
 from __future__ import annotations
 

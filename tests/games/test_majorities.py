@@ -1,4 +1,4 @@
-"""Majorities (RULES.md section 1): hand-built positions for every rule, and random games."""
+"""Majorities (the rules `majorities help` gives): hand-built positions for every rule, and random games."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.game_invariants import check_random_game
 GAME = Majorities()
 PLAYERS = ["alice", "bob"]
 
-#: the dead cells exactly as RULES.md lists them, with the live-cell counts
+#: the dead cells exactly as the rules list them, with the live-cell counts
 RULES_DEAD_CELLS = {
     3: ("b2 c3 c4 d2", 15),
     5: ("b2 d4 e6 e8 f4 h2", 55),

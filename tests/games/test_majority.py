@@ -1,4 +1,4 @@
-"""Majority and Psychomachia (RULES.md section 2): hand-built positions for
+"""Majority and Psychomachia (the rules `majority help` gives): hand-built positions for
 every rule and option, the hidden-stone timing rules, leak checks, random games."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parliament (RULES.md section 4): the chambers, preferences, local
+"""Parliament (the rules `parliament help` gives): the chambers, preferences, local
 majorities and their order, the end of a round, hung rounds, the board mail,
 secrecy of preferences, and random games."""
 

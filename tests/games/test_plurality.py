@@ -1,4 +1,4 @@
-"""Plurality (RULES.md section 3): hand-built positions for every rule and
+"""Plurality (the rules `plurality help` gives): hand-built positions for every rule and
 option, and random games."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Move In Synch, In Opposition (RULES.md section 5): hand-built positions for
+"""Move In Synch, In Opposition (the rules `synch help` gives): hand-built positions for
 every rule and option, and random games."""
 
 from __future__ import annotations
