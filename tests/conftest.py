@@ -36,6 +36,7 @@ START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "db: uses the test database (SQLite, or PostgreSQL in CI's second run)")
+    config.addinivalue_line("markers", "slow: a proof at scale or a real MTA (`tests/run --fast` leaves them out)")
     if REQUIRE_POSTGRES and not POSTGRES_URL:
         raise pytest.UsageError("PBMSERV_REQUIRE_POSTGRES=1 but PBMSERV_TEST_DATABASE_URL is not set")
 

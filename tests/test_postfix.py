@@ -32,6 +32,8 @@ from sqlalchemy import Row, create_engine, select
 from pbmserv.store.models import OutboxMail
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
 
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
+
 REPO = Path(__file__).resolve().parents[1]
 RECIPE = REPO / "deploy" / "postfix"
 BIN = Path(sys.executable).parent

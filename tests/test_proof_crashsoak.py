@@ -5,8 +5,12 @@ the runs by hand (--no-time-goal), as the machine's load decides them here."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import POSTGRES_URL
 from tests.serve_helpers import run_proof
+
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
 
 def run_short(*options: str) -> None:

@@ -7,9 +7,12 @@ the machine's load decides them, not the database."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy.engine import make_url
 
 from tests.serve_helpers import run_proof
+
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
 
 def test_cost_flatness_short_generates_and_measures(database_url: str) -> None:

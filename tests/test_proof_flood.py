@@ -4,7 +4,11 @@ player moves; every goal but the latency (judged in the runs by hand)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.serve_helpers import run_proof
+
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
 
 def test_bad_mail_flood_short_holds_every_goal() -> None:

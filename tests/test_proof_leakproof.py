@@ -4,7 +4,11 @@ every goal it states holds, and prints its figures last."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.serve_helpers import run_proof
+
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
 
 def test_leak_proof_short_holds_every_goal() -> None:

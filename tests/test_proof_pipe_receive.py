@@ -11,6 +11,8 @@ from sqlalchemy.engine import make_url
 from tests.conftest import POSTGRES_URL
 from tests.serve_helpers import run_proof
 
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
+
 
 def prove(*options: str) -> None:
     run_proof("pipe_receive.py", "--short", "--no-latency-goal", *options, timeout=180)

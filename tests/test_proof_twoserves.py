@@ -11,7 +11,7 @@ from sqlalchemy.engine import make_url
 from tests.conftest import POSTGRES_URL
 from tests.serve_helpers import run_proof
 
-pytestmark = pytest.mark.db
+pytestmark = [pytest.mark.db, pytest.mark.slow]
 
 
 @pytest.mark.skipif(not POSTGRES_URL, reason="two serves share a PostgreSQL database")

@@ -5,7 +5,11 @@ machine's load decides them, not the server."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.serve_helpers import run_proof
+
+pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
 
 def test_smtp_abuse_short_holds_every_goal() -> None:
