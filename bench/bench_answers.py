@@ -51,6 +51,7 @@ from pbmserv.service.catalog import Catalog  # noqa: E402
 from pbmserv.service.rates import HOUR, MailCaps  # noqa: E402
 from pbmserv.store import counts, outbox, records  # noqa: E402
 from pbmserv.store.models import OutboxMail  # noqa: E402
+from pbmserv.store.states import Kind  # noqa: E402
 from tests.long_boards import long_synch_board  # noqa: E402
 from tests.mailtools import make_mail, send, signup  # noqa: E402
 
@@ -97,12 +98,12 @@ def board_cap_costs(server: Runtime, mails: int = 200, takes: int = 250) -> None
     with server.engine.begin() as connection:
         started = time.perf_counter()
         for _ in range(takes):
-            counts.mails_since(connection, address, ("board",), now - HOUR)
+            counts.mails_since(connection, address, (Kind.BOARD,), now - HOUR)
         counted = (time.perf_counter() - started) / takes
         caps = MailCaps(connection, server.settings)
         started = time.perf_counter()
         for _ in range(takes):
-            caps.take(address, "board", now, 5000)
+            caps.take(address, Kind.BOARD, now, 5000)
             caps.written()  # as a batch does: its rows are then in the outbox, and in the tally
         tallied = (time.perf_counter() - started) / takes
         connection.rollback()

@@ -21,6 +21,7 @@ from pbmserv.service.reply_addresses import mask_addresses
 from pbmserv.store import operator as stored
 from pbmserv.store.database import reading
 from pbmserv.store.key import is_sealed, server_key
+from pbmserv.store.states import Inbound, Outbox
 
 
 @click.group()
@@ -30,7 +31,7 @@ def inbound() -> None:
 
 @inbound.command("list")
 @click.option(
-    "--status", type=click.Choice(["pending", "done", "failed", "dropped"]), default=None, help="Only mail in this state.",
+    "--status", type=click.Choice(list(Inbound)), default=None, help="Only mail in this state.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many, newest first.")
 @json_option
@@ -97,7 +98,7 @@ def outbox() -> None:
 
 
 @outbox.command("list")
-@click.option("--status", type=click.Choice(["pending", "sent", "dead"]), default=None, help="Only mail in this state.")
+@click.option("--status", type=click.Choice(list(Outbox)), default=None, help="Only mail in this state.")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many, newest first.")
 @json_option
 @click.pass_context

@@ -15,6 +15,7 @@ from pbmserv.service.errors import ServiceError
 from pbmserv.service.views import wrap
 from pbmserv.store import records, users
 from pbmserv.store.records import Account
+from pbmserv.store.states import Kind
 from pbmserv.store.users import AddressRecord
 
 RESERVED_USERIDS = frozenset({*BOT_USERIDS, "pbmserv", "postmaster", "mailer-daemon", "all"})
@@ -110,7 +111,7 @@ def _confirmation_requests(
                     "address is confirmed.", hang="",
                 ),
             ]
-        requests.append(Reply((address,), command, "\n\n".join(paragraphs) + "\n", "confirm"))
+        requests.append(Reply((address,), command, "\n\n".join(paragraphs) + "\n", Kind.CONFIRM))
     return requests
 
 

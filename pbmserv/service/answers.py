@@ -19,6 +19,7 @@ from pbmserv.service.masking import mask, masked_copy, nothing_kept
 from pbmserv.service.rates import Pause
 from pbmserv.service.reply_addresses import mask_addresses
 from pbmserv.service.views import wrap
+from pbmserv.store.states import Kind
 
 if TYPE_CHECKING:
     from pbmserv.service.catalog import Catalog
@@ -55,7 +56,7 @@ def error_subject(error: Refusal, catalog: Catalog) -> str:
 def error_reply(mail: IncomingMail, error: Refusal, catalog: Catalog, secrets: tuple[str, ...]) -> Reply:
     return Reply(
         (mail.sender,), error_subject(error, catalog), "\n".join([*_error_text(error, secrets), "", quote(mail, secrets)]),
-        "error",
+        Kind.ERROR,
     )
 
 
@@ -74,7 +75,7 @@ def refusals_reply(
         parts += ["", wrap(f"{which}: not carried out: {skipped.reason}; send them again in another mail.", hang="")]
     parts += ["", quote(mail, secrets)]
     subjects = {error_subject(error, catalog) for _, _, error in refusals}
-    return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), "error")
+    return Reply((mail.sender,), subjects.pop() if len(subjects) == 1 else "pbmserv Error", "\n".join(parts), Kind.ERROR)
 
 
 
@@ -114,7 +115,7 @@ def unreadable_reply(error: Unreadable) -> Callable[[IncomingMail, tuple[str, ..
                 "How to do it right: send your command as a plain text mail, the command in the Subject "
                 "line (or 'multiple' there and one command on each line of the body), without attachments."
             ) + "\n\n" + quote(mail, secrets)
-        ), "error")
+        ), Kind.ERROR)
     return answer
 
 
@@ -139,7 +140,7 @@ def apology(mail: IncomingMail, secrets: tuple[str, ...]) -> Reply:
     return Reply((mail.sender,), "pbmserv Error", (
         "The server failed while handling your mail; nothing in it was carried out.\n"
         "The operator has been told. Please try again later.\n\n" + quote(mail, secrets)
-    ), "error")
+    ), Kind.ERROR)
 
 
 

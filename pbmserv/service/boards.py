@@ -17,6 +17,7 @@ from pbmserv.service.errors import ServiceError, UnconfirmedUser
 from pbmserv.service.rates import HOUR
 from pbmserv.store import records
 from pbmserv.store.records import Account, BoardRecord
+from pbmserv.store.states import Kind
 
 FIRST_BOARD = 101
 #: the rate event of a new board, by each player it names
@@ -108,13 +109,13 @@ def mails_to_players(
             body = text(seat)
             if board.result is None and seat in game.to_move(state):
                 body += "\n" + views.command_to_paste(game, board, state, seat)
-            replies.append(Reply(recipients, subject, body, "board", reply_address_of(ctx, game, board, seat)))
+            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_address_of(ctx, game, board, seat)))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)
-        replies.append(Reply(recipients, subject, text(None), "board"))
+        replies.append(Reply(recipients, subject, text(None), Kind.BOARD))
     if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
-        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), "answer"))
+        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), Kind.ANSWER))
     return replies
 
 
@@ -307,7 +308,7 @@ def _dropped_mail(ctx: Context, game: Game, board: BoardRecord, state: Any, queu
         )
         + "\n\n" + views.position(game, board, state, queued.seat) + "\n"
     )
-    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, "board")
+    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, Kind.BOARD)
 
 
 def player_on_running_board(

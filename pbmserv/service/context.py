@@ -15,6 +15,7 @@ from pbmserv.service.rates import RateLog
 from pbmserv.store import records
 from pbmserv.store.handles import Connection
 from pbmserv.store.key import ServerKey
+from pbmserv.store.states import Kind
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -67,18 +68,15 @@ class Proof:
 class Reply:
     """One mail to send: the same text to every address in `recipients`.
 
-    `kind` is "board" for a board mail to its players and subscribers,
-    "answer" for a reply to the sender, "error" for an error reply, "relay"
-    for a mail an account sends to others (chat, message, broadcast) and
-    "confirm" for the mail that asks an address to confirm; each kind has
-    its hourly caps per address (`service.rates.CAPS`). An answer or error
-    to an address its mail proved its writer owns is "asked" in the outbox
+    `kind` says what it is (`store.states.Kind`): each kind has its hourly
+    caps per address (`service.rates.CAPS`). An answer or error to an
+    address its mail proved its writer owns is `Kind.ASKED` in the outbox
     (`service.output.compose_replies`)."""
 
     recipients: tuple[str, ...]
     subject: str
     body: str
-    kind: str = "answer"
+    kind: Kind = Kind.ANSWER
     #: the Reply-To of a board mail to a player: their reply address (`service.reply_addresses`)
     reply_to: str = ""
 

@@ -48,6 +48,7 @@ from pbmserv.service.output import CLAIM_SECONDS
 from pbmserv.store import outbox
 from pbmserv.store.key import ServerKey, is_sealed
 from pbmserv.store.owners import ClaimOwner
+from pbmserv.store.states import Outbox
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection, Engine
@@ -191,7 +192,7 @@ class Delivery:
         self._remember(outcomes)
         self._unrecorded += outcomes
         self._record()
-        return sum(1 for outcome in outcomes if outcome["status"] == "sent")
+        return sum(1 for outcome in outcomes if outcome["status"] == Outbox.SENT)
 
     def _record(self) -> None:
         """Write the outcomes of the mails sent, or hand them back to the
@@ -214,7 +215,7 @@ class Delivery:
 
     def _remember(self, outcomes: Outcomes) -> None:
         """Keep the outcomes of the mails done with (sent, or given up), the newest `REMEMBERED_OUTCOMES`."""
-        self._finished.update((outcome["row_id"], outcome) for outcome in outcomes if outcome["status"] != "pending")
+        self._finished.update((outcome["row_id"], outcome) for outcome in outcomes if outcome["status"] != Outbox.PENDING)
         for row_id in list(islice(self._finished, max(0, len(self._finished) - REMEMBERED_OUTCOMES))):
             del self._finished[row_id]
 
@@ -254,21 +255,21 @@ class Delivery:
     def _outcome(self, row: Any, failure: Exception | None) -> dict[str, object]:
         attempts = row.attempts + 1
         outcome: dict[str, object] = {
-            "row_id": row.id, "attempts": attempts, "status": "sent", "last_error": "", "next_try_at": self.clock(),
+            "row_id": row.id, "attempts": attempts, "status": Outbox.SENT, "last_error": "", "next_try_at": self.clock(),
         }
         if failure is None:
             return outcome
         outcome["last_error"] = str(failure)
         fields = {"outbox_id": row.id, "recipient": row.recipient, "attempt": attempts, "error": str(failure)}
         if isinstance(failure, PermanentFailure) or attempts >= self.max_attempts:
-            outcome["status"] = "dead"
+            outcome["status"] = Outbox.DEAD
             why = "refused for good" if isinstance(failure, PermanentFailure) else "no attempt left"
             log.error(
                 "outbox %s to %s: attempt %s failed: %s; %s, it is a dead letter", row.id, row.recipient, attempts, failure,
                 why, extra={**fields, "outcome": "dead"},
             )
         else:
-            outcome["status"] = "pending"
+            outcome["status"] = Outbox.PENDING
             next_try = self.clock() + self.retry_delay(attempts)
             outcome["next_try_at"] = next_try
             log.warning(

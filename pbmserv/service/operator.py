@@ -16,6 +16,7 @@ from pbmserv.service.passwords import Passwords
 from pbmserv.store import inbound, operator, records, users
 from pbmserv.store.database import reading, writing
 from pbmserv.store.handles import Engine
+from pbmserv.store.states import Inbound, Outbox
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def retry_outbox(engine: Engine, mail_id: int, now: datetime) -> str | None:
         mail = operator.find_outbox(connection, mail_id)
         if mail is None:
             return "no such mail"
-        if mail.status == "sent":
+        if mail.status == Outbox.SENT:
             return "it has been sent already"
         operator.outbox_due_again(connection, [mail_id], now)
     return None
@@ -138,7 +139,7 @@ def retry_inbound(engine: Engine, row_id: int) -> str | None:
         row = inbound.by_id(connection, row_id)
         if row is None:
             return "no such mail"
-        if row.status not in ("failed", "dropped"):
+        if row.status not in (Inbound.FAILED, Inbound.DROPPED):
             return f"it is {row.status}, not failed or dropped"
         if row.sealed is None and MASKED_HEADER.encode() in row.raw.partition(b"\r\n\r\n")[0]:
             return "its passwords are masked and its original is no longer kept: ask its sender to send it again"

@@ -20,6 +20,7 @@ from pbmserv.service.processed import Processed
 from pbmserv.service.rates import MailCaps, RateLog
 from pbmserv.store import inbound, outbox
 from pbmserv.store.key import ServerKey
+from pbmserv.store.states import Inbound, Kind, Outbox
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection
@@ -72,11 +73,11 @@ class BatchOutput:
 
     def wait_turn(self, row_id: int) -> None:
         """Leave the mail pending, unanswered, to be processed in arrival order."""
-        self.add([], {"row_id": row_id, "status": "pending", "error": inbound.WAITS_ITS_TURN})
+        self.add([], {"row_id": row_id, "status": Inbound.PENDING, "error": inbound.WAITS_ITS_TURN})
 
     def finish(
         self, row_id: int, composed: list[Composed], now: datetime, *,
-        status: str = "done", error: str = "", masked: bytes | None = None,
+        status: Inbound = Inbound.DONE, error: str = "", masked: bytes | None = None,
     ) -> None:
         """A mail's replies for the outbox, each only within the hourly caps
         of the address it goes to, and its outcome. The reply that fills a
@@ -125,12 +126,12 @@ def compose_replies(
 ) -> list[Composed]:
     """Each reply to `mail` with its outbox rows, for `BatchOutput.finish`.
     An answer or error to addresses the mail proved its writer owns
-    (`owned`, `Proof.owned`) is "asked": the owner asked for it, so it is
+    (`owned`, `Proof.owned`) is asked (`Kind.ASKED`): the owner asked for it, so it is
     counted apart from what mail that proves nothing may have an address
     sent, which a forger of the From can spend (`service.rates.CAPS`)."""
     asked = [
-        replace(reply, kind="asked")
-        if reply.kind in ("answer", "error") and all(recipient.lower() in owned for recipient in reply.recipients) else reply
+        replace(reply, kind=Kind.ASKED)
+        if reply.kind in (Kind.ANSWER, Kind.ERROR) and all(recipient.lower() in owned for recipient in reply.recipients) else reply
         for reply in replies
     ]
     return [Composed(reply, outbox_rows(sender, key, row_id, mail, reply, now), mail) for reply in asked]
@@ -158,7 +159,7 @@ def outbox_rows(
         rows.append({
             "created_at": now, "inbound_id": row_id, "recipient": recipient, "message_id": message_id, "raw": raw,
             "size": len(raw),
-            "status": "pending", "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
+            "status": Outbox.PENDING, "kind": reply.kind, "attempts": 0, "next_try_at": now, "last_error": "",
             "claimed_by": "", "claim_token": "",
         })
     return rows

@@ -11,6 +11,7 @@ from pbmserv.protocol import ParseError, Request
 from pbmserv.protocol.commands import GameCommand
 from pbmserv.protocol.errors import EmptyCommand
 from pbmserv.refusal import Refusal
+from pbmserv.store.states import Inbound
 
 log = logging.getLogger("pbmserv.service.processor")  # the name operators filter on
 
@@ -39,7 +40,7 @@ class Processed:
         if self.ms is not None:
             fields["ms"] = self.ms
         log.log(
-            logging.WARNING if self.outcome == "failed" else logging.INFO,
+            logging.WARNING if self.outcome == Inbound.FAILED else logging.INFO,
             "inbound %s from %s: %s: %s%s", self.inbound_id, fields["sender"], self.command, outcome, took, extra=fields,
         )
 

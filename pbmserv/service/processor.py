@@ -49,6 +49,7 @@ from pbmserv.store.database import reading, savepoint, synced, writing
 from pbmserv.store.inbound import CONNECTION_ERRORS
 from pbmserv.store.key import ServerKey, server_key
 from pbmserv.store.spool import Arrival, Spool
+from pbmserv.store.states import Inbound
 
 if TYPE_CHECKING:
     from pbmserv.store.handles import Connection, Engine
@@ -240,14 +241,14 @@ class Processor:
         mail: IncomingMail | None = None
         request: Request | None = None
         refusal: str | None = None
-        status, problem = "done", ""
+        status, problem = Inbound.DONE, ""
         composed: list[Composed] = []
         try:
             original = self._original(row)
             mail = parse_mail(original)
             reason = no_reply_reason(mail, row.envelope_sender)
             if reason is not None:
-                status, problem = "dropped", reason
+                status, problem = Inbound.DROPPED, reason
             else:
                 request, vouched = read_request(connection, self.key, self.catalog.names(), mail, row.reply_token, self.settings.address)
                 trusted_from = mail.author == mail.sender and vouched_for(mail, self.settings.trusted_authserv_id)
@@ -265,11 +266,11 @@ class Processor:
             composed, refusal = self._compose(connection, row.id, mail, stale, now), "stale reply address"
         except Unreadable as error:
             self._fail(output, row, f"unreadable: {error.reason}", now, unreadable_reply(error))
-            return None, "failed", f"unreadable: {error.reason}"
+            return None, Inbound.FAILED, f"unreadable: {error.reason}"
         except Exception as error:  # a bug must not lose the mail or half-apply it
             log.exception("inbound %s failed", row.id)
             self._fail(output, row, f"{type(error).__name__}: {error}", now, apology, mail, request)
-            return request, "failed", type(error).__name__
+            return request, Inbound.FAILED, type(error).__name__
         kept = None  # a dropped mail stays as stored: as it came, or, sealed, its headers
         if request is not None and (request.passwords or holds_reply_address(original.decode("latin-1"))):
             kept = masked_copy(mail, request.passwords)
@@ -334,7 +335,7 @@ class Processor:
         self, connection: Connection, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
         proof: Proof | None = None,
     ) -> list[Composed]:
-        """Each reply with its outbox rows; an answer to an address the mail proves its writer owns is "asked"."""
+        """Each reply with its outbox rows; an answer to an address the mail proves its writer owns is asked."""
         owned = proof.owned(connection, mail.sender) if proof is not None else frozenset[str]()
         return compose_replies(self.settings.address, self.key, row_id, mail, replies, now, owned)
 
@@ -356,7 +357,7 @@ class Processor:
                 composed = self._compose(output.connection, row.id, mail, [answer(mail, secrets)], now)
             except Exception:
                 log.exception("inbound %s: the answer to a failed mail could not be made", row.id)
-        output.finish(row.id, composed, now, status="failed", error=reason, masked=failed_copy(mail, request))
+        output.finish(row.id, composed, now, status=Inbound.FAILED, error=reason, masked=failed_copy(mail, request))
 
     def give_up(self, key: str, reason: str) -> bool:
         """Mark the pending mail with this dedup key failed without
@@ -386,7 +387,7 @@ class Processor:
             self._fail(output, row, reason, now, answer, mail, request)
             output.write()
         self._forget(admitted)
-        Processed(row.id, row.envelope_sender, command_words(request), "failed", reason, None).log()
+        Processed(row.id, row.envelope_sender, command_words(request), Inbound.FAILED, reason, None).log()
         return True
 
     def fail(self, row_id: int, reason: str) -> str | None:
@@ -397,7 +398,7 @@ class Processor:
         now = self.clock()
         with self.engine.begin() as connection:
             row = inbound.by_id(connection, row_id)
-            if row is None or row.status != "pending":
+            if row is None or row.status != Inbound.PENDING:
                 return f"it is {row.status}, not pending" if row is not None else "no such mail"
             output = BatchOutput(connection, self.clock, self.settings, self.key)
             self._fail(output, row, reason, now, None, *readable(self._original(row), self.catalog.names()))

@@ -22,6 +22,7 @@ from cachetools import LRUCache
 from pbmserv.config import Settings
 from pbmserv.store import counts
 from pbmserv.store.handles import Connection, Engine
+from pbmserv.store.states import Kind
 
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
 #: events are kept as long as the longest window that counts them
@@ -70,7 +71,7 @@ class Cap:
     database only when the worker's own tally (`Tallies`) says the address
     could be near it."""
 
-    kinds: tuple[str, ...]
+    kinds: tuple[Kind, ...]
     mails: str | int
     size: str | int
     window: timedelta
@@ -86,7 +87,7 @@ def _setting(settings: Settings, value: str | int) -> int:
     return value if isinstance(value, int) else int(getattr(settings, value))
 
 
-_ANSWERS = Cap(("answer", "error"), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies")
+_ANSWERS = Cap((Kind.ANSWER, Kind.ERROR), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies")
 #: by the kind of a mail: the caps it counts against. Answers and errors go
 #: to anybody who writes, relayed mail to anybody an account names, a
 #: confirmation request to a new address (one a day, of a few KB). Board
@@ -95,15 +96,15 @@ _ANSWERS = Cap(("answer", "error"), "replies_per_hour", "reply_bytes_per_hour", 
 #: proposals per board); their cap bounds what all of an address's boards
 #: send it, far above real play, so it is tallied rather than counted for
 #: every move. An answer its mail proved its address's owner asked for
-#: ("asked": by reply address, password or the trusted mail server's
-#: word) has a cap of its own, as large, which forged mail cannot spend.
-CAPS: dict[str, tuple[Cap, ...]] = {
-    "answer": (_ANSWERS,),
-    "error": (Cap(("error",), "error_replies_per_hour", "error_reply_bytes_per_hour", HOUR, "error replies"), _ANSWERS),
-    "relay": (Cap(("relay",), "relays_per_hour", "relay_bytes_per_hour", HOUR),),
-    "board": (Cap(("board",), "board_mails_per_hour", "board_bytes_per_hour", HOUR, "board mails", tallied=True),),
-    "confirm": (Cap(("confirm",), 1, 20_000, DAY),),
-    "asked": (Cap(("asked",), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies to your own mail"),),
+#: (by reply address, password or the trusted mail server's word) has a
+#: cap of its own, as large, which forged mail cannot spend.
+CAPS: dict[Kind, tuple[Cap, ...]] = {
+    Kind.ANSWER: (_ANSWERS,),
+    Kind.ERROR: (Cap((Kind.ERROR,), "error_replies_per_hour", "error_reply_bytes_per_hour", HOUR, "error replies"), _ANSWERS),
+    Kind.RELAY: (Cap((Kind.RELAY,), "relays_per_hour", "relay_bytes_per_hour", HOUR),),
+    Kind.BOARD: (Cap((Kind.BOARD,), "board_mails_per_hour", "board_bytes_per_hour", HOUR, "board mails", tallied=True),),
+    Kind.CONFIRM: (Cap((Kind.CONFIRM,), 1, 20_000, DAY),),
+    Kind.ASKED: (Cap((Kind.ASKED,), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies to your own mail"),),
 }
 
 
@@ -193,7 +194,7 @@ class MailCaps:
     def __post_init__(self) -> None:
         self.tallies = tallies_of(self.connection.engine)
 
-    def take(self, recipient: str, kind: str, now: datetime, size: int) -> tuple[bool, Pause | None]:
+    def take(self, recipient: str, kind: Kind, now: datetime, size: int) -> tuple[bool, Pause | None]:
         """Whether one more mail of `kind` and `size` bytes may go to
         `recipient` now (and if so it is counted), and the pause it begins
         if it is the last before a cap with a notice is full."""

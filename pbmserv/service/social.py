@@ -12,6 +12,7 @@ from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import following, users
 from pbmserv.store.records import Account
+from pbmserv.store.states import Kind
 
 #: the rate event of a chat, message or broadcast, by the account that sends it
 RELAYED = "relay"
@@ -170,7 +171,7 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         + views.wrap(f"This chat went to {views.names_and(readers)}.", hang="") + "\n"
     )
     _count_relay(ctx, user)
-    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, "relay")]
+    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, Kind.RELAY)]
 
 
 def message(ctx: Context, command: Message) -> list[Reply]:
@@ -185,7 +186,7 @@ def message(ctx: Context, command: Message) -> list[Reply]:
     )
     readers = list(dict.fromkeys([*command.to, user.userid]))
     _count_relay(ctx, user)
-    return [Reply(_addresses_of(ctx, readers), f"pbmserv message from {user.userid}", body, "relay")]
+    return [Reply(_addresses_of(ctx, readers), f"pbmserv message from {user.userid}", body, Kind.RELAY)]
 
 
 def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
@@ -200,4 +201,4 @@ def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
     everybody = users.all_userids(ctx.connection)
     body = f"{user.userid} writes to everybody on this server:\n\n{text}\n"
     _count_relay(ctx, user)
-    return [Reply(_addresses_of(ctx, everybody), f"pbmserv broadcast from {user.userid}", body, "relay")]
+    return [Reply(_addresses_of(ctx, everybody), f"pbmserv broadcast from {user.userid}", body, Kind.RELAY)]

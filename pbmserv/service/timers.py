@@ -19,6 +19,7 @@ from pbmserv.service.policies import counted
 from pbmserv.store import records, users
 from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord
+from pbmserv.store.states import Kind
 from pbmserv.store.users import VacationRecord
 
 DAY = timedelta(days=1)
@@ -96,7 +97,7 @@ def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
             report.append(f"vacation of {user.userid} ended: allowance used up")
             text = f"The vacation of {user.userid} has ended: the vacation days of {ends.year} are used up."
             recipients = tuple(mail_addresses(users.addresses_of(ctx.connection, user.id)))
-            replies.append(Reply(recipients, f"pbmserv vacation {user.userid}", text + "\n", "board"))
+            replies.append(Reply(recipients, f"pbmserv vacation {user.userid}", text + "\n", Kind.BOARD))
     return replies, report
 
 
@@ -177,6 +178,6 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
     return Reply(
-        recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", "board",
+        recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", Kind.BOARD,
         boards.reply_address_of(ctx, game, board, seat),
     )

@@ -15,6 +15,7 @@ from sqlalchemy import exc as errors
 from pbmserv.store.database import lost_a_race, writing
 from pbmserv.store.models import Address, InboundMail
 from pbmserv.store.spool import Arrival
+from pbmserv.store.states import PROCESSED, Inbound
 
 INBOUND = InboundMail.__table__
 
@@ -30,7 +31,7 @@ UNSTORABLE_ERRORS = (errors.DataError, UnicodeError)
 
 #: the oldest pending mails of a lane, by index alone (their contents are read one by one, as each is
 #: processed: a batch may end after the first)
-_OLDEST = select(INBOUND.c.id).where(INBOUND.c.status == "pending").order_by(INBOUND.c.id).limit(bindparam("most")).with_for_update()
+_OLDEST = select(INBOUND.c.id).where(INBOUND.c.status == Inbound.PENDING).order_by(INBOUND.c.id).limit(bindparam("most")).with_for_update()
 _PLAYERS_LANE = _OLDEST.where(INBOUND.c.from_player)
 _OTHERS = _OLDEST.where(~INBOUND.c.from_player)
 _PENDING_MAIL = select(
@@ -39,10 +40,10 @@ _PENDING_MAIL = select(
 _CONFIRMED = select(Address.address).where(
     Address.confirmed_at.is_not(None), Address.address.in_(bindparam("senders", expanding=True)),
 )
-_ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == "pending").limit(1)
+_ANY_PENDING = select(INBOUND.c.id).where(INBOUND.c.status == Inbound.PENDING).limit(1)
 _PENDING_ONE = (
     select(INBOUND.c.id, INBOUND.c.raw, INBOUND.c.sealed, INBOUND.c.envelope_sender, INBOUND.c.reply_token)
-    .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == "pending")
+    .where(INBOUND.c.dedup_key == bindparam("dedup_key"), INBOUND.c.status == Inbound.PENDING)
     .with_for_update()
 )
 _BY_ID = select(
@@ -52,8 +53,8 @@ _BY_ID = select(
 ).with_for_update()
 _AGAIN = (
     update(INBOUND)
-    .where(INBOUND.c.id == bindparam("row_id"), INBOUND.c.status.in_(("failed", "dropped")))
-    .values(status="pending", error="", processed_at=None)
+    .where(INBOUND.c.id == bindparam("row_id"), INBOUND.c.status.in_((Inbound.FAILED, Inbound.DROPPED)))
+    .values(status=Inbound.PENDING, error="", processed_at=None)
 )
 _MARK = (
     update(INBOUND)
@@ -70,7 +71,7 @@ WAITS_ITS_TURN = "waits its turn: it names an account that older mail may sign u
 _WAITS = update(INBOUND).where(INBOUND.c.id == bindparam("row_id")).values(error=bindparam("error"), from_player=False)
 _FORGET_ORIGINALS = (
     update(INBOUND)
-    .where(INBOUND.c.status == "failed", INBOUND.c.processed_at < bindparam("before"), INBOUND.c.sealed.is_not(None))
+    .where(INBOUND.c.status == Inbound.FAILED, INBOUND.c.processed_at < bindparam("before"), INBOUND.c.sealed.is_not(None))
     .values(sealed=None)
 )
 
@@ -156,7 +157,7 @@ def _pending_row(mail: Arrival, players: set[str]) -> dict[str, object]:
     confirmed address of an account sent it. A From line alone proves nothing."""
     return {
         "received_at": mail.received_at, "envelope_sender": mail.envelope_sender, "message_id": mail.message_id,
-        "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": "pending", "error": "",
+        "dedup_key": mail.dedup_key, "raw": mail.raw, "sealed": mail.sealed, "status": Inbound.PENDING, "error": "",
         "reply_token": mail.reply_token, "from_player": bool(mail.reply_token) or mail.verified_sender in players,
     }
 
@@ -203,10 +204,10 @@ def write_outcomes(connection: Connection, outcomes: list[dict[str, object]], pr
     by_statement: dict[Any, list[dict[str, object]]] = {}
     for outcome in outcomes:
         outcome["processed_at"] = processed_at
-        if outcome["status"] == "pending":
+        if outcome["status"] == Inbound.PENDING:
             statement = _WAITS
         else:
-            statement = _FAILED if outcome["status"] == "failed" else _DONE_KEPT if "raw" in outcome else _DONE
+            statement = _FAILED if outcome["status"] == Inbound.FAILED else _DONE_KEPT if "raw" in outcome else _DONE
         by_statement.setdefault(statement, []).append(outcome)
     for statement, rows in by_statement.items():
         connection.execute(statement, rows)
@@ -216,8 +217,6 @@ def forget_failed_originals(connection: Connection, before: datetime) -> None:
     connection.execute(_FORGET_ORIGINALS, {"before": before})
 
 
-#: what a processed mail's status may be: only these are ever deleted (pending mail never is)
-PROCESSED = ("done", "failed", "dropped")
 #: processed mails past their retention, by index (status, processed_at); a chunk at a time
 _PROCESSED_BEFORE = (
     select(INBOUND.c.id)

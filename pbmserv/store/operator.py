@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, Connection, Table, func, select, update
 from pbmserv.store.inbound import INBOUND
 from pbmserv.store.outbox import OUTBOX
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS
+from pbmserv.store.states import Inbound, Outbox
 from pbmserv.store.users import AddressRecord
 
 
@@ -117,14 +118,14 @@ def find_outbox(connection: Connection, mail_id: int) -> OutboxRecord | None:
 
 
 def dead_outbox_ids(connection: Connection) -> list[int]:
-    return list(connection.scalars(select(OUTBOX.c.id).where(OUTBOX.c.status == "dead").order_by(OUTBOX.c.id)))
+    return list(connection.scalars(select(OUTBOX.c.id).where(OUTBOX.c.status == Outbox.DEAD).order_by(OUTBOX.c.id)))
 
 
 def outbox_due_again(connection: Connection, mail_ids: list[int], now: datetime) -> None:
     """The mails are due now, their attempts counted anew."""
     if mail_ids:
         connection.execute(
-            update(OUTBOX).where(OUTBOX.c.id.in_(mail_ids)).values(status="pending", attempts=0, next_try_at=now)
+            update(OUTBOX).where(OUTBOX.c.id.in_(mail_ids)).values(status=Outbox.PENDING, attempts=0, next_try_at=now)
         )
 
 
@@ -138,6 +139,6 @@ def counts(connection: Connection) -> dict[str, int]:
         "users": count(USERS),
         "boards_active": count(BOARDS, BOARDS.c.status == "active"),
         "boards_finished": count(BOARDS, BOARDS.c.status == "finished"),
-        **{f"inbound_{s}": count(INBOUND, INBOUND.c.status == s) for s in ("pending", "done", "failed", "dropped")},
-        **{f"outbox_{s}": count(OUTBOX, OUTBOX.c.status == s) for s in ("pending", "sent", "dead")},
+        **{f"inbound_{s}": count(INBOUND, INBOUND.c.status == s) for s in Inbound},
+        **{f"outbox_{s}": count(OUTBOX, OUTBOX.c.status == s) for s in Outbox},
     }

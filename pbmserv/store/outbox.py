@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, Row, bindparam, delete, insert, selec
 from pbmserv.store import owners
 from pbmserv.store.database import reading
 from pbmserv.store.models import Address, OutboxMail
+from pbmserv.store.states import FINISHED, Outbox
 
 OUTBOX = OutboxMail.__table__
 _QUEUE = insert(OUTBOX)
@@ -19,7 +20,7 @@ _QUEUE = insert(OUTBOX)
 _SENDABLE = select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
 _DUE = (
     _SENDABLE
-    .where(OUTBOX.c.status == "pending", OUTBOX.c.next_try_at <= bindparam("now"))
+    .where(OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.next_try_at <= bindparam("now"))
     .order_by(OUTBOX.c.id)
     .limit(bindparam("most"))
     .with_for_update(skip_locked=True)
@@ -39,20 +40,20 @@ _ANSWERING = (
     _HANDED_OVER
     .where(
         OUTBOX.c.inbound_id.in_(bindparam("inbound_ids", expanding=True)),
-        OUTBOX.c.status == "pending", OUTBOX.c.attempts == 0, _CLAIMED_FOR,
+        OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.attempts == 0, _CLAIMED_FOR,
     )
     .order_by(OUTBOX.c.id)
 )
 _BY_IDS = (
     _HANDED_OVER
-    .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)), OUTBOX.c.status == "pending", _CLAIMED_FOR)
+    .where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)), OUTBOX.c.status == Outbox.PENDING, _CLAIMED_FOR)
     .order_by(OUTBOX.c.id)
 )
-_HELD = select(OUTBOX.c.id).where(OUTBOX.c.status == "pending", OUTBOX.c.claimed_by == bindparam("by"), _CLAIMED_FOR)
+_HELD = select(OUTBOX.c.id).where(OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.claimed_by == bindparam("by"), _CLAIMED_FOR)
 _RELEASE = (
     update(OUTBOX)
     .where(
-        OUTBOX.c.status == "pending", OUTBOX.c.claimed_by == bindparam("by"),
+        OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.claimed_by == bindparam("by"),
         OUTBOX.c.claim_token != bindparam("token"),
     )
     .values(next_try_at=bindparam("now"), claimed_by="", claim_token="")
@@ -66,8 +67,6 @@ _OUTCOME = (
     )
 )
 
-#: mails that are done with: sent, or given up (dead letters); pending mail is never deleted
-FINISHED = ("sent", "dead")
 #: finished mails past their retention, by index (status, created_at); a chunk at a time
 _FINISHED_BEFORE = (
     select(OUTBOX.c.id)

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, bindparam, select, text, update
 from sqlalchemy import exc as errors
 
 from pbmserv.store.models import OutboxMail
+from pbmserv.store.states import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +38,14 @@ _GONE = text("SELECT pg_try_advisory_xact_lock(:key)")
 _OWNERS = (
     select(OUTBOX.c.claimed_by)
     .where(
-        OUTBOX.c.status == "pending", OUTBOX.c.claimed_by != "", OUTBOX.c.claimed_by != bindparam("own"),
+        OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.claimed_by != "", OUTBOX.c.claimed_by != bindparam("own"),
         OUTBOX.c.next_try_at > bindparam("now"),
     )
     .distinct()
 )
 _RELEASE = (
     update(OUTBOX)
-    .where(OUTBOX.c.status == "pending", OUTBOX.c.claimed_by == bindparam("owner"))
+    .where(OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.claimed_by == bindparam("owner"))
     .values(next_try_at=bindparam("now"), claimed_by="", claim_token="")
 )
 

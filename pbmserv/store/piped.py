@@ -19,6 +19,7 @@ from pbmserv.config import Settings
 from pbmserv.store.room import DATABASE_SIZE, Room, sqlite_room
 from pbmserv.store.spool import Arrival, Spool, spool_file
 from pbmserv.store.sqlite import require_directory
+from pbmserv.store.states import Inbound
 from pbmserv.store.urls import sqlite_file
 
 _REVISION_TABLE_THERE = {
@@ -106,14 +107,14 @@ class PipedStore:
     def _insert(self, arrival: Arrival) -> tuple[int | None, bool]:
         import psycopg
 
-        row = {key: value for key, value in asdict(arrival).items() if key != "id"}
+        row = {key: value for key, value in asdict(arrival).items() if key != "id"} | {"status": Inbound.PENDING.value}
         try:
             with self._open().transaction():  # PostgreSQL syncs each commit
                 inserted = self._open().execute(
                     "INSERT INTO inbound_mails (received_at, envelope_sender, message_id, dedup_key, raw, sealed,"
                     " reply_token, status, error, from_player)"
                     " VALUES (%(received_at)s, %(envelope_sender)s, %(message_id)s, %(dedup_key)s, %(raw)s,"
-                    " %(sealed)s, %(reply_token)s, 'pending', '', %(reply_token)s::varchar <> '' OR EXISTS (SELECT 1 FROM"
+                    " %(sealed)s, %(reply_token)s, %(status)s, '', %(reply_token)s::varchar <> '' OR EXISTS (SELECT 1 FROM"
                     " addresses WHERE address = %(verified_sender)s::varchar AND confirmed_at IS NOT NULL))"
                     " ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
                     row,
