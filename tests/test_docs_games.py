@@ -33,7 +33,7 @@ def test_the_guide_s_game_reads_a_move_once_into_a_value_that_prints_canonically
     move = nim.read_move(state, 0, "  TAKE   3 ")
     assert (str(move), move.secret) == ("take 3", False)
     assert nim.read_move(state, 0, str(move)) == move
-    assert nim.canonical_move(state, 0, "Take 3") == "take 3"
+    assert str(nim.read_move(state, 0, "Take 3")) == "take 3"
     after = nim.apply(state, 0, move)
     assert after == nim.play(state, 0, "take 3")
     assert nim.to_move(after) == {1}

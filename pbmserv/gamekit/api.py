@@ -151,10 +151,6 @@ class Game:
             values[name] = by_name[name].parse(raw_value)
         return values
 
-    def check_options(self, given: Mapping[str, str | None], players: Sequence[str]) -> None:
-        """Raise InvalidOption if `new` would refuse these options."""
-        self.new(given, players)
-
     # -- the game ----------------------------------------------------------
     def new(self, options: Mapping[str, str | None], players: Sequence[str]) -> Any:
         raise NotImplementedError
@@ -219,15 +215,6 @@ class Game:
 
     def help(self) -> str:
         raise NotImplementedError
-
-    # -- how moves appear in the move list ---------------------------------
-    def canonical_move(self, state: Any, seat: int, text: str) -> str:
-        """The move as the move list shows it."""
-        return str(self.read_move(state, seat, text))
-
-    def is_secret_move(self, state: Any, seat: int, text: str) -> bool:
-        """True when other players may only see this move as `(secret)`."""
-        return self.read_move(state, seat, text).secret
 
     # -- what one player can know -----------------------------------------
     def known_to(self, state: Any, seat: int) -> Any | None:

@@ -194,8 +194,8 @@ def test_spellings_and_order_do_not_matter():
     state = play_all(new(7), "g1")
     plays = [GAME.play(state, 1, text) for text in ("A5, f4", "f4,a5", " a5   F4 ", "f4 ,a5")]
     assert all(p == plays[0] for p in plays)
-    assert GAME.canonical_move(state, 1, "F4 , a5") == "a5,f4"
-    assert GAME.canonical_move(state, 1, "e10,e2") == "e2,e10"
+    assert str(GAME.read_move(state, 1, "F4 , a5")) == "a5,f4"
+    assert str(GAME.read_move(state, 1, "e10,e2")) == "e2,e10"
 
 
 def test_not_your_turn():
@@ -225,7 +225,7 @@ def test_later_legal_moves_are_every_pair_of_empty_live_cells(size):
     assert moves[0] == "a2,a3"
     assert all(not move.startswith("a1") and ",a1" not in move for move in moves)
     for move in moves[:: max(1, len(moves) // 50)]:
-        assert GAME.canonical_move(state, 1, move) == move
+        assert str(GAME.read_move(state, 1, move)) == move
         GAME.play(state, 1, move)
 
 

@@ -164,7 +164,7 @@ def test_the_hidden_stone_needs_a_spare_square():
         GAME.new({"size": "6", "stones": "18", "hidden": None}, PLAYERS)
     assert "at most 17" in caught.value.message and "hidden" in caught.value.message
     with pytest.raises(InvalidOption):
-        PSYCHE.check_options({"size": "6", "stones": "18"}, PLAYERS)
+        PSYCHE.new({"size": "6", "stones": "18"}, PLAYERS)
 
 
 def test_unknown_option_and_player_count_are_refused():
@@ -230,9 +230,9 @@ def test_hide_and_reveal_do_not_exist_without_the_hidden_option():
 
 def test_moves_are_read_case_and_space_insensitively():
     state = plain(6)
-    assert GAME.canonical_move(state, WHITE, "  C 1 ") == "c1"
+    assert str(GAME.read_move(state, WHITE, "  C 1 ")) == "c1"
     assert GAME.play(state, WHITE, " C1") == GAME.play(state, WHITE, "c 1")
-    assert not GAME.is_secret_move(state, WHITE, "c1")
+    assert not GAME.read_move(state, WHITE, "c1").secret
 
 
 # -- tricks and the end -------------------------------------------------------------------------
@@ -377,9 +377,9 @@ def test_a_stone_is_hidden_only_on_a_square_of_your_colour():
 
 def test_hiding_is_a_secret_move():
     state = PSYCHE.new({"size": "6"}, PLAYERS)
-    assert PSYCHE.is_secret_move(state, WHITE, " HIDE  A1")
-    assert PSYCHE.canonical_move(state, WHITE, " HIDE  A 1") == "hide a1"
-    assert not PSYCHE.is_secret_move(hidden("a1", "d5"), WHITE, "reveal")
+    assert PSYCHE.read_move(state, WHITE, " HIDE  A1").secret
+    assert str(PSYCHE.read_move(state, WHITE, " HIDE  A 1")) == "hide a1"
+    assert not PSYCHE.read_move(hidden("a1", "d5"), WHITE, "reveal").secret
 
 
 def test_the_hidden_stone_is_shown_to_its_owner_only():
@@ -428,7 +428,7 @@ def test_reveal_alone_keeps_the_turn():
 
 def test_reveal_and_place_in_one_move():
     state = hidden("a1", "d5")
-    assert PSYCHE.canonical_move(state, WHITE, "Reveal , C1") == "reveal,c1"
+    assert str(PSYCHE.read_move(state, WHITE, "Reveal , C1")) == "reveal,c1"
     state = PSYCHE.play(state, WHITE, "reveal c1")
     assert PSYCHE.to_move(state) == frozenset({BLACK})
     cells = board_cells(PSYCHE.render(state, BLACK), 6)
@@ -438,7 +438,7 @@ def test_reveal_and_place_in_one_move():
 
 def test_reveal_naming_your_own_hidden_square_is_reveal_alone():
     state = hidden("a1", "d5")
-    assert PSYCHE.canonical_move(state, WHITE, "reveal a1") == "reveal"
+    assert str(PSYCHE.read_move(state, WHITE, "reveal a1")) == "reveal"
     assert PSYCHE.play(state, WHITE, "reveal a1") == PSYCHE.play(state, WHITE, "reveal")
 
 

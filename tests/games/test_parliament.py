@@ -253,15 +253,15 @@ def test_setup_legal_moves_are_none_and_every_single_seat():
 
 def test_preference_moves_are_secret_and_canonical():
     state = GAME.new({}, PLAYERS)
-    assert GAME.is_secret_move(state, RED, "prefer U:c4")
-    assert GAME.is_secret_move(state, RED, "Prefer none")
-    assert GAME.canonical_move(state, RED, "PREFER L:h5, U:c4") == "prefer U:c4,L:h5"
-    assert GAME.canonical_move(state, RED, "prefer  none") == "prefer none"
+    assert GAME.read_move(state, RED, "prefer U:c4").secret
+    assert GAME.read_move(state, RED, "Prefer none").secret
+    assert str(GAME.read_move(state, RED, "PREFER L:h5, U:c4")) == "prefer U:c4,L:h5"
+    assert str(GAME.read_move(state, RED, "prefer  none")) == "prefer none"
     playing = started("both")
-    assert not GAME.is_secret_move(playing, RED, "L:c4")
-    assert GAME.canonical_move(playing, RED, " claim l : C4 ") == "L:c4"
-    assert GAME.canonical_move(playing, RED, "L:c4 THEN L:e5 l:d5") == "L:c4 then L:e5,L:d5"
-    assert GAME.canonical_move(started("upper"), RED, "U:c4") == "c4"
+    assert not GAME.read_move(playing, RED, "L:c4").secret
+    assert str(GAME.read_move(playing, RED, " claim l : C4 ")) == "L:c4"
+    assert str(GAME.read_move(playing, RED, "L:c4 THEN L:e5 l:d5")) == "L:c4 then L:e5,L:d5"
+    assert str(GAME.read_move(started("upper"), RED, "U:c4")) == "c4"
 
 
 @pytest.mark.parametrize(

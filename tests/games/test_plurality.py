@@ -195,15 +195,15 @@ def test_white_drop_puts_two_white_stones_and_one_black():
 )
 def test_equivalent_spellings_of_one_drop(text):
     state = GAME.new({}, PLAYERS)
-    assert GAME.canonical_move(state, 0, text) == "*e5,d4,e4"
+    assert str(GAME.read_move(state, 0, text)) == "*e5,d4,e4"
     assert GAME.play(state, 0, text) == GAME.play(state, 0, "*e5,d4,e4")
 
 
 def test_the_star_stays_on_its_point():
     state = GAME.new({}, PLAYERS)
-    assert GAME.canonical_move(state, 0, "*d4,e4,e5") == "e5,*d4,e4"
-    assert GAME.canonical_move(state, 0, "d4,*e4,e5") == "e5,d4,*e4"
-    assert GAME.canonical_move(state, 0, " Pass ") == "pass"
+    assert str(GAME.read_move(state, 0, "*d4,e4,e5")) == "e5,*d4,e4"
+    assert str(GAME.read_move(state, 0, "d4,*e4,e5")) == "e5,d4,*e4"
+    assert str(GAME.read_move(state, 0, " Pass ")) == "pass"
 
 
 @pytest.mark.parametrize(

@@ -162,7 +162,7 @@ def test_placement_legal_moves_and_spellings():
     assert GAME.legal_moves(state, 1) == []
     for text in ("PLACE  C3", "c3", " put c3 ", "place c 3"):
         assert GAME.play(state, 0, text).markers[0] == (2, 2)
-        assert GAME.canonical_move(state, 0, text) == "place c3"
+        assert str(GAME.read_move(state, 0, text)) == "place c3"
 
 
 def test_placement_off_the_board_or_out_of_turn_is_refused():
@@ -232,7 +232,7 @@ def test_wrong_kind_of_half_is_explained():
 )
 def test_direction_spellings(text, canonical):
     state = GAME.play(started(), 1, "synch")
-    assert GAME.canonical_move(state, 0, text) == canonical
+    assert str(GAME.read_move(state, 0, text)) == canonical
     assert GAME.play(state, 0, text) == GAME.play(state, 0, canonical)
 
 
@@ -243,7 +243,7 @@ def test_direction_spellings(text, canonical):
 )
 def test_mode_spellings(text, canonical):
     state = started()
-    assert GAME.canonical_move(state, 1, text) == canonical
+    assert str(GAME.read_move(state, 1, text)) == canonical
     assert GAME.play(state, 1, text) == GAME.play(state, 1, canonical)
 
 
@@ -266,7 +266,7 @@ def every_kind_of_move() -> list[tuple[SynchState, int, str]]:
 def test_a_move_value_prints_its_canonical_text_and_reads_it_back(case):
     state, seat, text = every_kind_of_move()[case]
     move = GAME.read_move(state, seat, text)
-    assert str(move) == GAME.canonical_move(state, seat, text)
+    assert str(move) == str(GAME.read_move(state, seat, text))
     assert GAME.read_move(state, seat, str(move)) == move
     assert move.secret is False
     assert GAME.apply(state, seat, move) == GAME.play(state, seat, text)
