@@ -8,6 +8,7 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY pbmserv ./pbmserv
 COPY games ./games
+COPY migrations ./migrations
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheel .
 
 FROM python:3.11-slim

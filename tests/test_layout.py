@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+import tomllib
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -88,3 +89,16 @@ def test_the_repository_cites_no_file_outside_it() -> None:
         and any(cited in (ROOT / name).read_text(errors="replace") for cited in outside)
     ]
     assert citing == []
+
+
+def test_the_wheel_names_every_package() -> None:
+    """pyproject.toml lists the packages by name (the migrations are mapped in from the top, which
+    setuptools' `find` cannot see), so a package left out of the list would be left out of the wheel."""
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    there = {
+        ".".join(folder.relative_to(ROOT).parts)
+        for package in PACKAGES for folder in [ROOT / package, *(ROOT / package).rglob("*")]
+        if folder.is_dir() and folder.name != "__pycache__" and any(folder.glob("*.py"))
+    }
+    assert set(listed) == there | {"pbmserv.migrations"}
+    assert (ROOT / "migrations" / "env.py").is_file()

@@ -1,4 +1,4 @@
-"""The tables. Alembic (pbmserv/store/migrations/) owns the schema; these models must match it."""
+"""The tables. Alembic (migrations/ at the top of the checkout) owns the schema; these models must match it."""
 
 from __future__ import annotations
 

@@ -7,7 +7,12 @@ import re
 from functools import cache
 from pathlib import Path
 
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_PACKAGE = Path(__file__).resolve().parents[1]
+#: Alembic's scripts: beside the package in the wheel (pyproject.toml maps them there), at the top of a checkout
+MIGRATIONS = next(
+    (folder for folder in (_PACKAGE / "migrations", _PACKAGE.parent / "migrations") if (folder / "versions").is_dir()),
+    _PACKAGE / "migrations",
+)
 
 _REVISION_LINE = re.compile(r"""^revision = ['"]([^'"]+)['"]$""", re.MULTILINE)
 
