@@ -5,9 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MASK = "********"
-#: the password of a command read from a mail to a reply address: the
-#: address stood for it (no word of a mail can hold a space)
-BY_REPLY_ADDRESS = "(reply address)"
+
+
+@dataclass(frozen=True)
+class ReplyAddressProof:
+    """What stands for the password of a command read from a mail to the
+    player's genuine reply address: the address proves who wrote it
+    (`protocol.reply`). A value of its own, which no word of a mail can be."""
+
+    def __str__(self) -> str:
+        return "(reply address)"
+
+
+BY_REPLY_ADDRESS = ReplyAddressProof()
+#: what proves a game command's player: their password, or the reply address the mail came to
+Credential = str | ReplyAddressProof
 
 
 @dataclass(frozen=True)
@@ -119,7 +131,7 @@ class Challenge(GameCommand):
 class Move(GameCommand):
     board: int
     userid: str
-    password: str
+    password: Credential
     move: str
     guard: int | None = None
 
@@ -135,7 +147,7 @@ class Proposal(GameCommand):
 
     board: int
     userid: str
-    password: str
+    password: Credential
     action: str
     guard: int | None = None
 
@@ -146,7 +158,7 @@ class Queue(GameCommand):
 
     board: int
     userid: str
-    password: str
+    password: Credential
     move: str
 
 
@@ -154,7 +166,7 @@ class Queue(GameCommand):
 class Resign(GameCommand):
     board: int
     userid: str
-    password: str
+    password: Credential
     guard: int | None = None
 
 
@@ -194,7 +206,7 @@ class Preview(GameCommand):
 
     board: BoardRef
     userid: str
-    password: str
+    password: Credential
     moves: tuple[str, ...]
 
 
@@ -205,7 +217,7 @@ class Moves(GameCommand):
 
     board: int
     userid: str | None = None
-    password: str | None = None
+    password: Credential | None = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +225,7 @@ class ShowAs(GameCommand):
     """`GAME showas uid pw board...`: boards as that player sees them."""
 
     userid: str
-    password: str
+    password: Credential
     boards: tuple[BoardRef, ...]
 
 
@@ -223,14 +235,14 @@ class Subscribe(GameCommand):
 
     board: int | None
     userid: str
-    password: str
+    password: Credential
 
 
 @dataclass(frozen=True)
 class Unsubscribe(GameCommand):
     board: int | None
     userid: str
-    password: str
+    password: Credential
 
 
 @dataclass(frozen=True)
@@ -239,7 +251,7 @@ class Notify(GameCommand):
 
     board: int
     userid: str
-    password: str
+    password: Credential
 
 
 @dataclass(frozen=True)
@@ -248,7 +260,7 @@ class Chat(GameCommand):
 
     board: int
     userid: str
-    password: str
+    password: Credential
 
 
 @dataclass(frozen=True)
@@ -256,7 +268,7 @@ class SetAccepting(GameCommand):
     """`GAME accept uid pw` (accepting=True) or `GAME reject uid pw`."""
 
     userid: str
-    password: str
+    password: Credential
     accepting: bool
 
 
@@ -265,7 +277,7 @@ class SetLimit(GameCommand):
     """`GAME limit uid pw N`: at most N active games of this type, 0 = no limit."""
 
     userid: str
-    password: str
+    password: Credential
     limit: int
 
 
@@ -274,7 +286,7 @@ class SetSeek(GameCommand):
     """`GAME seek uid pw N`: the player looks for N more games of this type."""
 
     userid: str
-    password: str
+    password: Credential
     count: int
 
 

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cached_property
 
-from pbmserv.protocol.commands import BY_REPLY_ADDRESS, Command
+from pbmserv.protocol.commands import Command
 from pbmserv.protocol.errors import EmptyCommand, ParseError, UnknownCommand, UnknownGame
 from pbmserv.protocol.parser import parse_command
 
@@ -61,7 +61,7 @@ class Request:
             else:
                 found += [
                     word for name in ("password", "new_password")
-                    if (word := getattr(line.command, name, None)) and word != BY_REPLY_ADDRESS
+                    if isinstance(word := getattr(line.command, name, None), str) and word
                 ]
         for text in (*self.unread, *self.comment.splitlines()):
             found += probable_passwords(text)

@@ -8,6 +8,7 @@ from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_SYNTAX
 from pbmserv.protocol.commands import (
     Challenge,
+    Credential,
     Move,
     Resign,
 )
@@ -312,7 +313,7 @@ def _dropped_mail(ctx: Context, game: Game, board: BoardRecord, state: Any, queu
 
 
 def player_on_running_board(
-    ctx: Context, game: Game, userid: str, password: str, number: int, guard: int | None = None,
+    ctx: Context, game: Game, userid: str, password: Credential, number: int, guard: int | None = None,
 ) -> tuple[Account, BoardRecord, int, Any]:
     """The authenticated player, their board (locked, still running, at the
     guarded move number), their seat on it and its state."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
-from pbmserv.protocol.commands import BY_REPLY_ADDRESS
+from pbmserv.protocol.commands import Credential, ReplyAddressProof
 from pbmserv.service import guesses
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.errors import ServiceError, UnknownUser
@@ -110,7 +110,7 @@ class Context:
             raise unknown_user(userid, hint)
         return user
 
-    def authenticate(self, userid: str, password: str) -> records.Account:
+    def authenticate(self, userid: str, password: Credential) -> records.Account:
         """The account, if `password` is theirs and it is not disabled;
         otherwise a ServiceError that does not say which of the two was
         wrong beyond what is public. A password this process has not
@@ -119,17 +119,10 @@ class Context:
         account = records.find_account(self.connection, userid.lower())
         if account is None:
             raise unknown_user(userid)
-        matches: bool | None
-        if password == BY_REPLY_ADDRESS:
+        if isinstance(password, ReplyAddressProof):
             matches = account.userid == self.proof.vouched
         else:
-            matches = self.passwords.remembered(account.password_hash, password)
-        if matches is None:
-            kind = self._sender_of(account.userid)
-            guesses.check_allowed(self.rates, self.sender, kind, account.userid, self.now)
-            matches = self.passwords.verify(account.password_hash, password)
-            if not matches:
-                guesses.failed(self.rates, self.sender, kind, account.userid, self.now)
+            matches = self._password_matches(account, password)
         if not matches:
             raise ServiceError(
                 f"The password for '{account.userid}' is wrong.",
@@ -139,6 +132,19 @@ class Context:
             raise disabled_account(account, self.settings.address)
         self.proof.passwords.add(account.userid)
         return account
+
+    def _password_matches(self, account: records.Account, password: str) -> bool:
+        """Whether `password` is the account's: as this process checked it before, or checked now within the
+        limits on guessing."""
+        remembered = self.passwords.remembered(account.password_hash, password)
+        if remembered is not None:
+            return remembered
+        kind = self._sender_of(account.userid)
+        guesses.check_allowed(self.rates, self.sender, kind, account.userid, self.now)
+        matches = self.passwords.verify(account.password_hash, password)
+        if not matches:
+            guesses.failed(self.rates, self.sender, kind, account.userid, self.now)
+        return matches
 
     def _sender_of(self, userid: str) -> guesses.Sender:
         """What the mail proves about its sender, for `userid`'s account."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pbmserv.mail.inbound import IncomingMail, parse_mail
 from pbmserv.protocol import Line, Request, parse_request
-from pbmserv.protocol.commands import BY_REPLY_ADDRESS, Broadcast, Chat, GameCommand, Message
+from pbmserv.protocol.commands import Broadcast, Chat, GameCommand, Message, ReplyAddressProof
 from pbmserv.protocol.reply import parse_reply
 from pbmserv.refusal import Refusal
 from pbmserv.service.reply_addresses import (
@@ -108,6 +108,6 @@ def naming_the_game(line: Line, error: Refusal) -> Refusal:
     if error.game is None and isinstance(line.command, GameCommand):
         error.game = line.command.game
         error.board = getattr(line.command, "board", None)
-    if getattr(line.command, "password", None) == BY_REPLY_ADDRESS and "password" in error.fix:
+    if isinstance(getattr(line.command, "password", None), ReplyAddressProof) and "password" in error.fix:
         error.fix = f"reply with just your move as the first line; '{error.game} help' explains the moves"
     return error
