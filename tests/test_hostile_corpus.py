@@ -515,9 +515,10 @@ def run_replay(database_url: str, workdir: Path, steps: list[Step]) -> tuple[Rep
     try:
         signups, challenges = players_setup[:2], players_setup[2:]
         run.send(signups)
-        run.send(confirmations(run, signups))
+        confirms = confirmations(run, signups)
+        run.send(confirms)
         run.send(challenges)
-        setup_done(run, players_setup)
+        setup_done(run, [*signups, *confirms, *challenges])  # all it sent: the set-up is done once as many are processed
         run.send(steps[len(players_setup):])
         run.notes.append(f"{sent} mails sent in {time.monotonic() - started:.1f}s")
         run.wait("at the end")
