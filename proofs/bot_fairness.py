@@ -35,11 +35,9 @@ import itertools
 import os
 import random
 import re
-import shutil
 import signal
 import smtplib
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -57,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pbmserv.gamekit import get_game  # noqa: E402
 from pbmserv.store.key import ServerKey, is_sealed  # noqa: E402
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User  # noqa: E402
-from proofs.databases import proof_database  # noqa: E402
+from proofs.databases import proof_workdir  # noqa: E402
 from proofs.flood_serve import descendants, epoch, start  # noqa: E402
 from proofs.report import percentile, progress, show_goals  # noqa: E402
 from tests.smtp_helpers import free_port  # noqa: E402
@@ -318,13 +316,8 @@ def main() -> int:
     args = parser.parse_args()
     seconds = args.seconds if args.seconds is not None else 40.0 if args.short else 180.0
     random.seed(args.seed)
-    directory = Path(tempfile.mkdtemp(prefix="pbmserv-bot-fairness-"))
-    try:
-        with proof_database(args.database, args.postgres, directory, "pbm_bot_fairness") as url:
-            return run(args, seconds, url, directory)
-    finally:
-        if not args.keep:
-            shutil.rmtree(directory, ignore_errors=True)
+    with proof_workdir(args.database, args.postgres, "bot-fairness", keep=args.keep) as (directory, url):
+        return run(args, seconds, url, directory)
 
 
 def run(args: argparse.Namespace, seconds: float, url: str, directory: Path) -> int:

@@ -1,9 +1,11 @@
 """A proof's own database: a SQLite file in its folder, or a PostgreSQL
-database made for the run and dropped after it."""
+database made for the run and dropped after it; and the folder itself."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,3 +34,16 @@ def proof_database(kind: str, server: str, directory: Path, prefix: str) -> Iter
         with admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         admin.dispose()
+
+
+@contextmanager
+def proof_workdir(kind: str, server: str, prefix: str, *, keep: bool = False) -> Iterator[tuple[Path, str]]:
+    """A new folder named `prefix`-..., and the run's database (`proof_database`) in it or on `server`;
+    the folder is removed afterwards unless `keep`."""
+    directory = Path(tempfile.mkdtemp(prefix=f"pbmserv-{prefix}-"))
+    try:
+        with proof_database(kind, server, directory, f"pbm_{prefix.replace('-', '_')}") as url:
+            yield directory, url
+    finally:
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)

@@ -43,11 +43,9 @@ import argparse
 import itertools
 import os
 import random
-import shutil
 import signal
 import smtplib
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -68,7 +66,7 @@ from pbmserv.service.reply_addresses import seat_address  # noqa: E402
 from pbmserv.store import records  # noqa: E402
 from pbmserv.store.key import ServerKey  # noqa: E402
 from pbmserv.store.models import Board, InboundMail  # noqa: E402
-from proofs.databases import proof_database  # noqa: E402
+from proofs.databases import proof_workdir  # noqa: E402
 from proofs.flood_serve import descendants, start  # noqa: E402
 from proofs.report import percentile, progress, show_goals  # noqa: E402
 from tests.long_boards import long_synch_board  # noqa: E402
@@ -334,13 +332,8 @@ def main() -> int:
     seconds = args.seconds if args.seconds is not None else 30.0 if args.short else 180.0
     args.rate = args.rate if args.rate is not None else 10.0 if args.short else 30.0
     random.seed(args.seed)
-    directory = Path(tempfile.mkdtemp(prefix="pbmserv-forged-flood-"))
-    try:
-        with proof_database(args.database, args.postgres, directory, "pbm_forged_flood") as url:
-            return run(args, seconds, url, directory)
-    finally:
-        if not args.keep:
-            shutil.rmtree(directory, ignore_errors=True)
+    with proof_workdir(args.database, args.postgres, "forged-flood", keep=args.keep) as (directory, url):
+        return run(args, seconds, url, directory)
 
 
 def run(args: argparse.Namespace, seconds: float, url: str, directory: Path) -> int:

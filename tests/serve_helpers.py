@@ -16,8 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import ColumnElement, create_engine, func, select
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from tests.conftest import POSTGRES_URL
 from tests.mailtools import make_mail
 from tests.smtp_helpers import free_port
 
@@ -145,6 +147,12 @@ def child_pids(parent_pid: int) -> list[int]:
     """The worker and delivery processes of a `pbmserv serve`."""
     children = Path(f"/proc/{parent_pid}/task/{parent_pid}/children").read_text().split()
     return [int(pid) for pid in children if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+
+
+def proof_postgres_server() -> str:
+    """The PostgreSQL server of the test database, as a proof's `--postgres` takes it (it makes its own database)."""
+    assert POSTGRES_URL, "a PostgreSQL test needs PBMSERV_TEST_DATABASE_URL"
+    return make_url(POSTGRES_URL).set(database="postgres").render_as_string(hide_password=False)
 
 
 def run_proof(script: str, *options: str, timeout: float) -> str:

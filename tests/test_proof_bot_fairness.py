@@ -6,10 +6,9 @@ judged in the runs by hand (see tests/test_proofs.py)."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from tests.conftest import POSTGRES_URL
-from tests.serve_helpers import run_proof
+from tests.serve_helpers import proof_postgres_server, run_proof
 
 pytestmark = pytest.mark.slow  # a proof at scale or a real MTA: `tests/run --fast` leaves it out
 
@@ -25,5 +24,4 @@ def test_bot_fairness_short_holds_every_goal_on_sqlite() -> None:
 @pytest.mark.db
 @pytest.mark.skipif(not POSTGRES_URL, reason="PBMSERV_TEST_DATABASE_URL names no PostgreSQL server")
 def test_bot_fairness_short_holds_every_goal_on_postgresql() -> None:
-    server = make_url(POSTGRES_URL).set(database="postgres").render_as_string(hide_password=False)
-    prove("--database", "postgresql", "--postgres", server)
+    prove("--database", "postgresql", "--postgres", proof_postgres_server())

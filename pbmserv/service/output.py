@@ -120,6 +120,10 @@ class BatchOutput:
         self.events.write()
 
 
+#: the kinds of mail that answer the mail's sender: asked, if the mail proved the address its writer's
+ANSWERING = (Kind.ANSWER, Kind.ERROR)
+
+
 def compose_replies(
     sender: str, key: ServerKey, row_id: int, mail: IncomingMail | None, replies: list[Reply], now: datetime,
     owned: frozenset[str] = frozenset(),
@@ -131,7 +135,7 @@ def compose_replies(
     sent, which a forger of the From can spend (`service.rates.CAPS`)."""
     asked = [
         replace(reply, kind=Kind.ASKED)
-        if reply.kind in (Kind.ANSWER, Kind.ERROR) and all(recipient.lower() in owned for recipient in reply.recipients) else reply
+        if reply.kind in ANSWERING and all(recipient.lower() in owned for recipient in reply.recipients) else reply
         for reply in replies
     ]
     return [Composed(reply, outbox_rows(sender, key, row_id, mail, reply, now), mail) for reply in asked]

@@ -38,7 +38,7 @@ from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
 from pbmserv.service.intake import Clock, utc_now, vouched_for
 from pbmserv.service.masking import mask, masked_copy
-from pbmserv.service.output import BatchOutput, Composed, compose_replies, outbox_rows
+from pbmserv.service.output import ANSWERING, BatchOutput, Composed, compose_replies, outbox_rows
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.processed import Processed, command_words, ms_since, refusal_kind
 from pbmserv.service.rates import forget_old_events
@@ -332,11 +332,11 @@ class Processor:
         return self.key.unseal(row.sealed) if row.sealed is not None else row.raw
 
     def _compose(
-        self, connection: Connection, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime,
-        proof: Proof | None = None,
+        self, connection: Connection, row_id: int, mail: IncomingMail, replies: list[Reply], now: datetime, proof: Proof | None = None,
     ) -> list[Composed]:
         """Each reply with its outbox rows; an answer to an address the mail proves its writer owns is asked."""
-        owned = proof.owned(connection, mail.sender) if proof is not None else frozenset[str]()
+        answers = proof is not None and any(reply.kind in ANSWERING for reply in replies)  # most moves: board mails alone
+        owned = proof.owned(connection, mail.sender) if proof is not None and answers else frozenset[str]()
         return compose_replies(self.settings.address, self.key, row_id, mail, replies, now, owned)
 
     def _fail(
