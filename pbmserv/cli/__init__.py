@@ -110,14 +110,4 @@ def check_key(settings: Settings) -> None:
     have one says so at once, not at its first mail (it is read once per process)."""
     from pbmserv.store.key import server_key
 
-    try:
-        server_key(settings)
-    except ConfigError as error:
-        raise ConfigError(f"no server key: {error}") from error
-    except OSError as error:
-        from pbmserv.store.key import key_path
-
-        raise ConfigError(
-            f"no server key: cannot read or make {key_path(settings)}: {error.strerror} "
-            "(set [database] key_file or PBMSERV_KEY_FILE)"
-        ) from error
+    server_key(settings)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
@@ -65,9 +64,15 @@ def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait:
     later) for anything else that kept the mail from being stored, a
     setting included (see `Tool`)."""
     from pbmserv.drainer import DrainLock, lock_path, start_drainer
+    from pbmserv.service.piped import NotStored, Verdict, store_piped
 
     settings: Settings = ctx.obj
-    store_piped(settings, sys.stdin.buffer.read(settings.max_message_bytes + 1), sender, recipient)
+    try:
+        store_piped(settings, sys.stdin.buffer.read(settings.max_message_bytes + 1), sender, recipient)
+    except NotStored as refused:
+        click.echo(f"pbmserv: mail refused: {refused}", err=True)
+        exit_codes = {Verdict.BOUNCE: EX_DATAERR, Verdict.NO_SUCH_USER: EX_NOUSER, Verdict.TRY_LATER: EX_TEMPFAIL}
+        sys.exit(exit_codes[refused.verdict])
     lock = DrainLock.at(lock_path(settings))
     try:
         if wait:
@@ -80,59 +85,6 @@ def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait:
                 logging.getLogger("pbmserv").exception("the mail is stored, but no drainer could be started")
     finally:
         lock.close()
-
-
-def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: str | None) -> None:
-    """`receive`'s hot path: check the mail, and store it durably, with
-    the database's driver alone and no game loaded (see `store.piped`)."""
-    from pbmserv.service.intake import (
-        arrival_of,
-        content_problem,
-        path_problem,
-        recipient_problem,
-        reply_address_of,
-        stored_command,
-        utc_now,
-    )
-    from pbmserv.service.processed import Processed, ms_since
-    from pbmserv.service.room import NO_ROOM, room_limited, room_problem
-    from pbmserv.store.key import server_key
-    from pbmserv.store.piped import PipedStore, Unstorable
-    from pbmserv.store.revision import newest_revision
-
-    started = time.monotonic()
-    if len(raw) > settings.max_message_bytes:
-        refuse(f"the mail is larger than {settings.max_message_bytes} bytes")
-    problem = (path_problem(sender) if sender is not None else None) or content_problem(raw)
-    if problem is not None:
-        refuse(problem)
-    store = PipedStore(settings)
-    try:
-        check_key(settings)  # a mail that holds passwords is stored sealed with it
-        if store.schema_revision() != newest_revision():
-            from pbmserv.store.database import upgrade
-
-            upgrade(settings.database_url, settings.database_busy_seconds)
-        if room_limited(settings, on_sqlite=store.on_sqlite):
-            no_room = room_problem(store.room(), settings)
-            if no_room is not None:
-                refuse(f"{NO_ROOM} ({no_room})", EX_TEMPFAIL)
-        to = reply_address_of(raw, recipient, settings.address)
-        unknown = recipient_problem(to, settings.address, server_key(settings), store.seat_holder) if to else None
-        if unknown is not None:
-            refuse(f"<{to}>: {unknown}", EX_NOUSER)
-        try:
-            arrival = arrival_of(
-                server_key(settings), settings.address, utc_now(), (raw, sender, to), (), settings.trusted_authserv_id,
-            )
-            row_id, duplicate = store.store(arrival)
-        except (Unstorable, UnicodeError) as error:
-            refuse(f"it cannot be stored as it is ({error if isinstance(error, Unstorable) else type(error).__name__})")
-        if duplicate:
-            command = stored_command(arrival.raw, ())
-            Processed(row_id or 0, arrival.envelope_sender, command, "duplicate", "", ms_since(started)).log()
-    finally:
-        store.close()
 
 
 def drain_here(settings: Settings, lock: DrainLock) -> None:
@@ -175,11 +127,6 @@ def drain_command(settings: Settings, lock_fd: int | None) -> None:
             runtime.close()
     finally:
         lock.close()
-
-
-def refuse(problem: str, code: int = EX_DATAERR) -> NoReturn:
-    click.echo(f"pbmserv: mail refused: {problem}", err=True)
-    sys.exit(code)
 
 
 @cli.command()

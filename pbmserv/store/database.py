@@ -15,6 +15,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 from pbmserv.config import ConfigError
+from pbmserv.store import statements
 from pbmserv.store.prepared import PLAIN, run_sql
 from pbmserv.store.revision import MIGRATIONS, newest_revision
 from pbmserv.store.sqlite import WAL_KEPT_BYTES, SQLiteConnection, require_directory
@@ -235,20 +236,13 @@ def _revisions(url: str, busy_seconds: float) -> tuple[str | None, str]:
         own_engine.dispose()
 
 
-#: where each dialect says whether the table of Alembic's revision is there (in the schema Alembic uses)
-_REVISION_TABLE_THERE = {
-    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'",
-    "postgresql": "SELECT count(*) FROM pg_class WHERE oid = to_regclass('alembic_version')",
-}
-
-
 def schema_revision(engine: Engine) -> str | None:
     """The revision Alembic wrote into the database (None: none), read as
     Alembic reads it, with one query, without loading Alembic."""
     with reading(engine) as connection:
-        if not connection.execute(text(_REVISION_TABLE_THERE[engine.dialect.name])).scalar_one():
+        if not connection.execute(text(statements.REVISION_TABLE_THERE[engine.dialect.name])).scalar_one():
             return None
-        revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        revisions = connection.execute(text(statements.REVISIONS)).scalars().all()
     if len(revisions) > 1:
         raise ConfigError(f"the database has more than one schema revision ({', '.join(revisions)}): pbmserv makes only one")
     return revisions[0] if revisions else None

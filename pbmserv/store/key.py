@@ -87,8 +87,17 @@ def key_path(settings: Settings) -> Path:
 
 def server_key(settings: Settings) -> ServerKey:
     """The key in the file `key_path(settings)`, made there if there is none;
-    read once per process (intake and the processor of one `receive` share it)."""
-    return _key_at(key_path(settings))
+    read once per process (intake and the processor of one `receive` share it).
+    A ConfigError that says which file and why if there can be none."""
+    try:
+        path = key_path(settings)
+        return _key_at(path)
+    except ConfigError as error:
+        raise ConfigError(f"no server key: {error}") from error
+    except OSError as error:
+        raise ConfigError(
+            f"no server key: cannot read or make {path}: {error.strerror} (set [database] key_file or PBMSERV_KEY_FILE)"
+        ) from error
 
 
 @cache

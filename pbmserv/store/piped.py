@@ -4,28 +4,25 @@ storing a mail (see decisions, "receive stores, one drainer processes").
 
 On SQLite a mail goes into the arrival spool, as SMTP intake's does, and
 the database is only read (its schema revision, a seat's holder, a dedup
-key); on PostgreSQL it goes straight into `inbound_mails`. The statements
-say what `store.inbound`, `store.users` and `store.database` say in Core;
-`tests/test_receive_drain.py` holds them to the same answers."""
+key); on PostgreSQL it goes straight into `inbound_mails`. The reads are
+the store's own (`store.statements`); the insert says what `store.inbound`
+says in Core, and `tests/test_receive_drain.py` holds the two to the same
+answers."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from pbmserv.config import Settings
+from pbmserv.store import statements
 from pbmserv.store.room import DATABASE_SIZE, Room, sqlite_room
 from pbmserv.store.spool import Arrival, Spool, spool_file
 from pbmserv.store.sqlite import require_directory
 from pbmserv.store.states import Inbound
 from pbmserv.store.urls import sqlite_file
-
-_REVISION_TABLE_THERE = {
-    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'",
-    "postgresql": "SELECT count(*) FROM pg_class WHERE oid = to_regclass('alembic_version')",
-}
 
 
 class Unstorable(Exception):
@@ -35,7 +32,7 @@ class Unstorable(Exception):
 class PipedStore:
     """One connection for one mail: read what intake must check, then store
     the mail durably. Statements are written with `?` and turned into
-    psycopg's `%s` for PostgreSQL."""
+    psycopg's form for PostgreSQL (`store.statements`)."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -56,21 +53,13 @@ class PipedStore:
         if self._database is not None and not self._database.exists():
             return None  # connecting would make the file: that is for the upgrade to do
         dialect = "sqlite" if self._database is not None else "postgresql"
-        if not self._one(_REVISION_TABLE_THERE[dialect])[0]:
+        if not self._one(statements.REVISION_TABLE_THERE[dialect])[0]:
             return None
-        revisions = [row[0] for row in self._all("SELECT version_num FROM alembic_version")]
+        revisions = [row[0] for row in self._all(statements.REVISIONS)]
         return revisions[0] if len(revisions) == 1 else None  # the upgrade says what is wrong
 
     def seat_holder(self, game: str, board: int, seat: int) -> tuple[str, str] | None:
-        """As `store.users.seat_holder`."""
-        found = self._one("SELECT seats FROM boards WHERE game_type = ? AND board = ?", game, board)
-        if found is None:
-            return None
-        seats = json.loads(found[0]) if isinstance(found[0], str) else found[0]
-        if not 0 <= seat < len(seats):
-            return None
-        row = self._one("SELECT userid, reply_secret FROM users WHERE userid = ?", seats[seat])
-        return None if row is None else (row[0], row[1])
+        return statements.seat_holder(self._one, game, board, seat)
 
     @property
     def on_sqlite(self) -> bool:
@@ -84,7 +73,7 @@ class PipedStore:
 
     def stored_id(self, dedup_key: str) -> int | None:
         """The row of a mail with this dedup key in `inbound_mails`, if any."""
-        row = self._one("SELECT id FROM inbound_mails WHERE dedup_key = ?", dedup_key)
+        row = self._one(statements.STORED_ID, {"dedup_key": dedup_key})
         return None if row is None else int(row[0])
 
     def store(self, arrival: Arrival) -> tuple[int | None, bool]:
@@ -125,16 +114,16 @@ class PipedStore:
             return int(inserted[0]), False
         return self.stored_id(arrival.dedup_key), True  # stored by another process meanwhile
 
-    def _one(self, statement: str, *parameters: object) -> Any:
+    def _one(self, statement: str, parameters: Mapping[str, object] = {}) -> Any:
         return self._execute(statement, parameters).fetchone()
 
-    def _all(self, statement: str, *parameters: object) -> list[Any]:
-        return list(self._execute(statement, parameters).fetchall())
+    def _all(self, statement: str) -> list[Any]:
+        return list(self._execute(statement, {}).fetchall())
 
-    def _execute(self, statement: str, parameters: tuple[object, ...]) -> Any:
+    def _execute(self, statement: str, parameters: Mapping[str, object]) -> Any:
         connection = self._open()
         if self._database is None:
-            statement = statement.replace("?", "%s")
+            statement = statements.for_psycopg(statement)
         return connection.execute(statement, parameters)
 
     def _open(self) -> Any:

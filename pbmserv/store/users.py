@@ -14,8 +14,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, fields
 from datetime import datetime
 
-from sqlalchemy import Connection, String, and_, cast, delete, insert, or_, select, update
+from sqlalchemy import Connection, String, and_, cast, delete, insert, or_, select, text, update
 
+from pbmserv.store import statements
 from pbmserv.store.models import Vacation
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS, Account
 
@@ -75,12 +76,8 @@ def set_password_hash(connection: Connection, user_id: int, password_hash: str) 
 
 
 def seat_holder(connection: Connection, game_type: str, board: int, seat: int) -> tuple[str, str] | None:
-    """The userid and reply secret of whoever holds `seat` on the board; None if there is no such board or seat."""
-    seats = connection.scalar(select(BOARDS.c.seats).where(BOARDS.c.game_type == game_type, BOARDS.c.board == board))
-    if seats is None or not 0 <= seat < len(seats):
-        return None
-    row = connection.execute(select(USERS.c.userid, USERS.c.reply_secret).where(USERS.c.userid == seats[seat])).first()
-    return None if row is None else (row.userid, row.reply_secret)
+    """As `statements.seat_holder`."""
+    return statements.seat_holder(lambda sql, parameters: connection.execute(text(sql), parameters).first(), game_type, board, seat)
 
 
 def seats_held(
