@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from pbmserv.protocol import GAME_SYNTAX, GLOBAL_SYNTAX
+from pbmserv.protocol import GAME_VERBS, GLOBAL_VERBS
 from pbmserv.runtime import Runtime
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.help import COMMAND_HELP
 from pbmserv.store.models import GamePolicy, InboundMail, OutboxMail, Subscription
 from tests.mailtools import body, send, signup
 from tests.test_reliability import snapshot
@@ -167,5 +166,7 @@ def test_notify_and_subscribe_switch_the_kind_of_subscription(watched: Runtime) 
     assert "carol@example.org" in dict(send(watched, "bob@example.org", "toy move 101 bob bob-pw bonus a1"))
 
 
-def test_every_command_has_help() -> None:
-    assert set(GLOBAL_SYNTAX) | set(GAME_SYNTAX) <= set(COMMAND_HELP)
+def test_every_command_word_is_declared_with_its_syntax_and_help() -> None:
+    for prefix, verbs in (("", GLOBAL_VERBS), ("GAME ", GAME_VERBS)):
+        for word, verb in verbs.items():
+            assert verb.syntax.startswith(f"{prefix}{word}") and verb.help.strip(), word

@@ -2,8 +2,13 @@
 
 from pbmserv.protocol.commands import *  # noqa: F403
 from pbmserv.protocol.errors import ParseError
+from pbmserv.protocol.game_commands import GAME_VERBS
+from pbmserv.protocol.global_commands import GLOBAL_VERBS
 from pbmserv.protocol.parser import parse_command
 from pbmserv.protocol.request import Line, Request, parse_request, probable_passwords
-from pbmserv.protocol.syntax import GAME_SYNTAX, GLOBAL_SYNTAX
+from pbmserv.protocol.syntax import Verb
 
-__all__ = ["GAME_SYNTAX", "GLOBAL_SYNTAX", "Line", "ParseError", "Request", "parse_command", "parse_request", "probable_passwords"]
+__all__ = [
+    "GAME_VERBS", "GLOBAL_VERBS", "Line", "ParseError", "Request", "Verb", "parse_command", "parse_request",
+    "probable_passwords",
+]

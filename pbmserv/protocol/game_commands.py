@@ -1,4 +1,5 @@
-"""The per-game commands' parsers: the words after `GAME` -> its command."""
+"""The per-game commands' words, each declared once (`Verb`: its syntax line,
+its help, its reader), and their readers: the words after `GAME` -> its command."""
 
 from __future__ import annotations
 
@@ -49,7 +50,6 @@ from pbmserv.protocol.commands import (
 )
 from pbmserv.protocol.errors import BadArgument, MissingArgument, UnknownCommand
 from pbmserv.protocol.syntax import (
-    GAME_SYNTAX,
     LONGEST_OPTION,
     MAX_LIMIT,
     MAX_SEEK,
@@ -57,6 +57,9 @@ from pbmserv.protocol.syntax import (
     MOST_OPTIONS,
     MOST_PREVIEW_MOVES,
     MOST_USERIDS,
+    Said,
+    Verb,
+    by_word,
 )
 
 TIMERS = ("nagtime", "forfeittime")
@@ -73,36 +76,10 @@ def parse_game_command(game: str, args: list[str], text: str) -> Command:
             "; ".join(s.replace("GAME", game) for s in ("GAME help", "GAME challenge ...", "GAME move ...", "GAME show ...")),
             game=game,
         )
-    verb = args[0].lower()
-    syntax = GAME_SYNTAX.get(verb, "").replace("GAME", game)
-    rest = args[1:]
-    if verb == "help":
-        return GameHelp(game)
-    if verb == "challenge":
-        return _challenge(game, rest, syntax)
-    if verb == "move":
-        return _move(game, rest, syntax, text)
-    if verb == "queue":
-        return _queue(game, rest, syntax, text)
-    if verb == "preview":
-        return _preview(game, rest, syntax, text)
-    if verb == "resign":
-        board, userid, password = need(rest, ("board number", "userid", "password"), syntax, game)
-        guard = None
-        if len(rest) > 3:
-            guard = _guard_only(rest[3:], syntax, game)
-        return Resign(
-            game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
-            guard,
-        )
-    if verb == "show":
-        return _show(game, rest, syntax)
-    if verb == "games":
-        userids, which = _users_and_filter(game, rest, syntax)
-        return ListBoards(game, userids, which)
-    if verb in _GAME_PARSERS:
-        return _GAME_PARSERS[verb](game, rest, syntax)
-    commands = ", ".join(sorted(GAME_SYNTAX))
+    verb = GAME_VERBS.get(args[0].lower())
+    if verb is not None and verb.read is not None:
+        return verb.read(Said(args[1:], text, verb.syntax_for(game), game))
+    commands = ", ".join(sorted(GAME_VERBS))
     raise UnknownCommand(
         f"'{shown(args[0])}' is not a {game} command.",
         f"{game} commands: {commands}; send '{game} help' for the rules",
@@ -110,7 +87,29 @@ def parse_game_command(game: str, args: list[str], text: str) -> Command:
     )
 
 
-def _challenge(game: str, args: list[str], syntax: str) -> Command:
+def _game_help(said: Said) -> Command:
+    return GameHelp(said.game)
+
+
+def _resign(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
+    guard = None
+    if len(args) > 3:
+        guard = _guard_only(args[3:], syntax, game)
+    return Resign(
+        game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
+        guard,
+    )
+
+
+def _games(said: Said) -> Command:
+    userids, which = _users_and_filter(said.game, said.args, said.syntax)
+    return ListBoards(said.game, userids, which)
+
+
+def _challenge(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     options: list[tuple[str, str | None]] = []
     timers: list[tuple[str, int]] = []
     userids: list[str] = []
@@ -173,7 +172,8 @@ def _rest_of_line(text: str) -> str:
     return words[5].strip() if len(words) > 5 else ""
 
 
-def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
+def _move(said: Said) -> Command:
+    game, args, syntax, text = said.game, said.args, said.syntax, said.text
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     board_number = read_board(board, syntax, game)
     password = read_password(password, syntax, game)
@@ -192,7 +192,8 @@ def _move(game: str, args: list[str], syntax: str, text: str) -> Command:
     return Move(game, board_number, read_userid(userid, syntax, game), password, move_text, guard)
 
 
-def _queue(game: str, args: list[str], syntax: str, text: str) -> Command:
+def _queue(said: Said) -> Command:
+    game, args, syntax, text = said.game, said.args, said.syntax, said.text
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     board_number = read_board(board, syntax, game)
     password = read_password(password, syntax, game)
@@ -204,7 +205,8 @@ def _queue(game: str, args: list[str], syntax: str, text: str) -> Command:
     return Queue(game, board_number, read_userid(userid, syntax, game), password, move_text)
 
 
-def _preview(game: str, args: list[str], syntax: str, text: str) -> Command:
+def _preview(said: Said) -> Command:
+    game, args, syntax, text = said.game, said.args, said.syntax, said.text
     board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
     match = BOARD_REF.fullmatch(board)
     if match is None:
@@ -226,7 +228,8 @@ def _guard_only(args: list[str], syntax: str, game: str) -> int:
     return int(match.group(2))
 
 
-def _show(game: str, args: list[str], syntax: str) -> Command:
+def _show(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     if not args:
         raise MissingArgument("'show' needs board numbers or userids.", syntax, game)
     refs = [BOARD_REF.fullmatch(arg) for arg in args]
@@ -242,7 +245,8 @@ def _show(game: str, args: list[str], syntax: str) -> Command:
     return ShowUsers(game, userids, which)
 
 
-def _showas(game: str, args: list[str], syntax: str) -> Command:
+def _showas(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     userid, password, _ = need(args, ("userid", "password", "board number"), syntax, game)
     password = read_password(password, syntax, game)
     _at_most_boards(len(args) - 2, "showas", syntax, game)
@@ -262,42 +266,46 @@ def _at_most_boards(count: int, verb: str, syntax: str, game: str) -> None:
         )
 
 
-def _on_board(command: Callable[[str, int, str, str], Command], game: str, args: list[str], syntax: str) -> Command:
+def _on_board(command: Callable[[str, int, str, str], Command], said: Said) -> Command:
     """`GAME VERB board userid password`."""
+    game, args, syntax = said.game, said.args, said.syntax
     board, userid, password = exactly(args, ("board number", "userid", "password"), syntax, game)
     return command(
         game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
     )
 
 
-def _on_board_or_all(
-    command: Callable[[str, int | None, str, str], Command], game: str, args: list[str], syntax: str
-) -> Command:
+def _on_board_or_all(command: Callable[[str, int | None, str, str], Command], said: Said) -> Command:
     """`GAME VERB board userid password`, where `all` (None) may stand for the board."""
+    game, args, syntax = said.game, said.args, said.syntax
     board, userid, password = exactly(args, ("board number or 'all'", "userid", "password"), syntax, game)
     number = None if board.lower() == "all" else read_board(board, syntax, game)
     return command(game, number, read_userid(userid, syntax, game), read_password(password, syntax, game))
 
 
-def _accepting(accepting: bool, game: str, args: list[str], syntax: str) -> Command:
+def _accepting(accepting: bool, said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     userid, password = exactly(args, ("userid", "password"), syntax, game)
     return SetAccepting(game, read_userid(userid, syntax, game), read_password(password, syntax, game), accepting)
 
 
-def _limit(game: str, args: list[str], syntax: str) -> Command:
+def _limit(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
     limit = read_count(number, MAX_LIMIT, "'limit' takes the most active games you want, 0 for no limit", syntax, game)
     return SetLimit(game, read_userid(userid, syntax, game), read_password(password, syntax, game), limit)
 
 
-def _seek(game: str, args: list[str], syntax: str) -> Command:
+def _seek(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
     count = read_count(number, MAX_SEEK, "'seek' takes how many more games you are looking for", syntax, game)
     return SetSeek(game, read_userid(userid, syntax, game), read_password(password, syntax, game), count)
 
 
-def _moves(game: str, args: list[str], syntax: str) -> Command:
+def _moves(said: Said) -> Command:
     """`GAME moves board` or `GAME moves board userid password`."""
+    game, args, syntax = said.game, said.args, said.syntax
     if not args:
         raise MissingArgument("'moves' needs the board number.", syntax, game)
     board = read_board(args[0], syntax, game)
@@ -313,34 +321,18 @@ def _moves(game: str, args: list[str], syntax: str) -> Command:
     return Moves(game, board, read_userid(args[1], syntax, game), read_password(args[2], syntax, game))
 
 
-def _standings(game: str, args: list[str], syntax: str) -> Command:
+def _standings(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     if args:
         raise BadArgument(f"'{shown(args[0])}' is one word too many: the table has every player.", syntax, game)
     return Standings(game)
 
 
-def _history(game: str, args: list[str], syntax: str) -> Command:
+def _history(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
     if len(args) > 1:
         raise BadArgument(f"'{shown(args[1])}' is one word too many: 'history' takes at most one userid.", syntax, game)
     return History(game, read_userid(args[0], syntax, game) if args else None)
-
-
-_GAME_PARSERS: dict[str, Callable[[str, list[str], str], Command]] = {
-    "showas": _showas,
-    "subscribe": partial(_on_board_or_all, Subscribe),
-    "unsubscribe": partial(_on_board_or_all, Unsubscribe),
-    "notify": partial(_on_board, Notify),
-    "chat": partial(_on_board, Chat),
-    "accept": partial(_accepting, True),
-    "reject": partial(_accepting, False),
-    "limit": _limit,
-    "seek": _seek,
-    "moves": _moves,
-    "standings": _standings,
-    "ratings": _standings,
-    "history": _history,
-}
-
 
 
 def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[str, ...], str]:
@@ -350,3 +342,183 @@ def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[st
         args = args[:-1]
     at_most(len(args), MOST_USERIDS, "players", syntax, game)
     return tuple(read_userid(arg, syntax, game) for arg in args), which
+
+
+GAME_VERBS = by_word(
+    Verb(
+        "help", "GAME help",
+        "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
+        _game_help,
+    ),
+    Verb(
+        "challenge", "GAME challenge [-option=value...] [--nagtime=days] [--forfeittime=days] userid1 userid2",
+        (
+            "Starts a new board between the players you name (the first one moves first) and mails it to all of "
+            "them. Options such as -size=5 change the game (see 'GAME help'); --nagtime=days and "
+            "--forfeittime=days set how long the server waits for a move before reminding, and before forfeiting."
+            " Name 'bot' as a player to play the server's bot ('majorities challenge alice bot'); -bot=easy, "
+            "-bot=normal (the default) or -bot=strong sets how well it plays, and each strength has a rating of "
+            "its own."
+        ),
+        _challenge,
+    ),
+    Verb(
+        "move", "GAME move board userid password move[#n]",
+        (
+            "Makes your move on a board. The move is the rest of the line, written as the game's help explains. A"
+            " trailing #n makes the server refuse the move unless it is move number n, so an old or repeated mail"
+            " can never move twice. 'move ... resign' gives up the game. 'move ... propose' offers a draw and "
+            "'move ... undo' asks to take back your last move (and any made after it); every other player answers"
+            " with 'move ... accept' or 'move ... reject' (the proposer may reject, too, to withdraw it). One "
+            "offer is open at a time; it takes effect when all others have accepted, and lapses with the next "
+            "move. Moves such as pass or swap exist where a game's help lists them."
+        ),
+        _move,
+    ),
+    Verb(
+        "queue", "GAME queue board userid password move",
+        (
+            "Keeps your next move on a board while it is not your turn; the server plays it for you as soon as "
+            "your turn comes, in the same step as your opponent's move, and marks it (Auto) in the move list. A "
+            "new 'queue' replaces the earlier one. Nobody else sees it before it is played; if it is not legal "
+            "then, it is dropped and you get a mail saying why."
+        ),
+        _queue,
+    ),
+    Verb(
+        "preview", "GAME preview board[#n] userid password move[;move...]",
+        (
+            "Mails you the board as it would be after the moves you list (separated by ';'), starting from the "
+            "board as it stands or from move n (101#12). Each move is made by you if it is your turn, else by the"
+            " player to move. Nothing is saved. It needs your password because it shows the board as you see it, "
+            "your own hidden parts included. Other players' hidden parts are unknown to it: in psychomachia and "
+            "parliament it plays as if their hidden stones or preferences were not there; a game that cannot "
+            "leave them out refuses it while other players' secret moves are not revealed."
+        ),
+        _preview,
+    ),
+    Verb(
+        "resign", "GAME resign board userid password",
+        "Gives up the game on that board; your opponent wins.",
+        _resign,
+    ),
+    Verb(
+        "moves", "GAME moves board [userid password]",
+        (
+            "Mails you the moves the player to move could make now, grouped to keep the list short: cells by "
+            "their letters ('a: 1 2 4' means a1, a2 and a4), moves of several words by their first word, and "
+            "where a turn places two stones on empty cells, those cells once, any two of which make a move. A "
+            "long list is cut after 60 lines. On a board with hidden parts (psychomachia, parliament) only the "
+            "player to move may ask, with their userid and password, and the list is for them alone; elsewhere "
+            "anybody may ask without them, or name themselves to see only their own moves."
+        ),
+        _moves,
+    ),
+    Verb(
+        "show", "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
+        (
+            "Mails you boards as anybody may see them: by number (101#12 is board 101 as it stood after move 12) "
+            "or every board of the players you name (active, inactive = finished, next = waiting for them, all)."
+        ),
+        _show,
+    ),
+    Verb(
+        "games", "GAME games [userid...] [active|inactive|next|all]",
+        "Lists boards in a table: all of them, or those of the players you name, filtered like 'show'.",
+        _games,
+    ),
+    Verb(
+        "showas", "GAME showas userid password board[#n]...",
+        (
+            "Mails you your boards as you see them, hidden parts (such as your secret squares) included; 101#12 "
+            "is the board as it stood after move 12. Only you get the mail, so it needs your password."
+        ),
+        _showas,
+    ),
+    Verb(
+        "subscribe", "GAME subscribe board|all userid password",
+        (
+            "Sends you every mail of a board you do not play on, from now until it ends, as anybody may see it. "
+            "'subscribe all' does this for every new board of the game from the next challenge on. Board mails "
+            "list the subscribers."
+        ),
+        partial(_on_board_or_all, Subscribe),
+    ),
+    Verb(
+        "unsubscribe", "GAME unsubscribe board|all userid password",
+        (
+            "Ends your subscription (or 'notify') to a board. 'unsubscribe all' ends every subscription to the "
+            "game's boards, and the subscription to new boards."
+        ),
+        partial(_on_board_or_all, Unsubscribe),
+    ),
+    Verb(
+        "notify", "GAME notify board userid password",
+        (
+            "Sends you only the final mail of a board (the result) and nothing before it. 'notify' on a board you"
+            " subscribe to stops the other mails."
+        ),
+        partial(_on_board, Notify),
+    ),
+    Verb(
+        "chat", "GAME chat board userid password   (the body is the message)",
+        (
+            "Sends the body of your mail to the players and subscribers of a board; you get a copy. Only its "
+            "players and subscribers may chat on a board."
+        ),
+        partial(_on_board, Chat),
+    ),
+    Verb(
+        "accept", "GAME accept userid password",
+        "Accepts challenges to this game again (the default).",
+        partial(_accepting, True),
+    ),
+    Verb(
+        "reject", "GAME reject userid password",
+        (
+            "Refuses every challenge to this game that names you, with the reason; to start a game yourself, send"
+            " 'accept' first."
+        ),
+        partial(_accepting, False),
+    ),
+    Verb(
+        "limit", "GAME limit userid password number",
+        (
+            "Sets the most active games of this game you play at once; a challenge that would go over it is "
+            "refused. 0 means no limit (the default)."
+        ),
+        _limit,
+    ),
+    Verb(
+        "seek", "GAME seek userid password number",
+        (
+            "Says how many more games of this game you are looking for; each new game you start or are challenged"
+            " to counts one off."
+        ),
+        _seek,
+    ),
+    Verb(
+        "standings", "GAME standings",
+        (
+            "Mails you the rating table of this game: established players (20 or more rated games), provisional "
+            "ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, "
+            "active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail"
+            " shows the rating changes. A game counts once each player has made 2 moves (a resignation not "
+            "counted)."
+        ),
+        _standings,
+    ),
+    Verb(
+        "ratings", "GAME ratings",
+        "Another name for 'standings'.",
+        _standings,
+    ),
+    Verb(
+        "history", "GAME history [userid]",
+        (
+            "Mails you the finished boards of this game, newest first, with players, result and date; name a "
+            "player to see only theirs."
+        ),
+        _history,
+    ),
+)

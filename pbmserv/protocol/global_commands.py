@@ -1,4 +1,5 @@
-"""The global commands' parsers: the words after the command -> its command."""
+"""The global commands' words, each declared once (`Verb`: its syntax line, its
+help, its reader), and their readers: the words after the command -> its command."""
 
 from __future__ import annotations
 
@@ -29,11 +30,11 @@ from pbmserv.protocol.commands import (
     Vacation,
 )
 from pbmserv.protocol.errors import BadArgument
-from pbmserv.protocol.syntax import GLOBAL_SYNTAX, MOST_ADDRESSES, MOST_GAMES, MOST_HELP_WORDS, MOST_USERIDS
+from pbmserv.protocol.syntax import MOST_ADDRESSES, MOST_GAMES, MOST_HELP_WORDS, MOST_USERIDS, Said, Verb, by_word
 
 
-def _help(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["help"]
+def _help(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     at_most(len(args), MOST_HELP_WORDS, "words after 'help'", syntax)
     return Help(tuple(read_name(arg, "help topic", syntax) for arg in args))
 
@@ -44,14 +45,14 @@ def _addresses(words: list[str], syntax: str) -> tuple[str, ...]:
     return tuple(read_address(word, syntax) for word in words)
 
 
-def _signup(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["signup"]
+def _signup(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, password = need(args, ("userid", "password"), syntax)
     return Signup(read_userid(userid, syntax), read_password(password, syntax), _addresses(args[2:], syntax))
 
 
-def _change(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["change"]
+def _change(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     what = args[0].lower() if args else ""
     if what == "password":
         userid, old, new = need(args[1:], ("userid", "old password", "new password"), syntax)
@@ -67,42 +68,42 @@ def _change(args: list[str]) -> Command:
     raise BadArgument("'change' must be followed by 'password' or 'address'.", syntax)
 
 
-def _signoff(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["signoff"]
+def _signoff(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, password = need(args, ("userid", "password"), syntax)
     if len(args) > 2:
         raise BadArgument("'signoff' takes only your userid and password.", syntax)
     return Signoff(read_userid(userid, syntax), read_password(password, syntax))
 
 
-def _confirm(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["confirm"]
+def _confirm(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, code = exactly(args, ("userid", "code"), syntax)
     return Confirm(read_userid(userid, syntax), read_code(code, syntax))
 
 
-def _list(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["list"]
+def _list(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     at_most(len(args), MOST_GAMES, "games", syntax)
     return ListGames(tuple(read_name(arg, "game name", syntax) for arg in args))
 
 
-def _message(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["message"]
+def _message(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, password, _ = need(args, ("userid", "password", "userid to send to"), syntax)
     at_most(len(args) - 2, MOST_USERIDS, "players to send to", syntax)
     to = tuple(dict.fromkeys(read_userid(arg, syntax) for arg in args[2:]))
     return Message(read_userid(userid, syntax), read_password(password, syntax), to)
 
 
-def _broadcast(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["broadcast"]
+def _broadcast(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, password = exactly(args, ("userid", "password"), syntax)
     return Broadcast(read_userid(userid, syntax), read_password(password, syntax))
 
 
-def _all(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["all"]
+def _all(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     if not args or args[0].lower() != "show":
         raise BadArgument("'all' must be followed by 'show'.", syntax)
     (userid,) = need(args[1:], ("userid",), syntax)
@@ -112,23 +113,106 @@ def _all(args: list[str]) -> Command:
     return AllShow(read_userid(userid, syntax), rest[0] if rest else "active")
 
 
-def _vacation(args: list[str]) -> Command:
-    syntax = GLOBAL_SYNTAX["vacation"]
+def _vacation(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
     userid, password, switch = exactly(args, ("userid", "password", "'on' or 'off'"), syntax)
     if switch.lower() not in ("on", "off"):
         raise BadArgument(f"'vacation' ends with 'on' or 'off', not '{shown(switch)}'.", syntax)
     return Vacation(read_userid(userid, syntax), read_password(password, syntax), switch.lower() == "on")
 
 
-GLOBAL_PARSERS = {
-    "help": _help,
-    "signup": _signup,
-    "change": _change,
-    "confirm": _confirm,
-    "signoff": _signoff,
-    "list": _list,
-    "message": _message,
-    "broadcast": _broadcast,
-    "all": _all,
-    "vacation": _vacation,
-}
+GLOBAL_VERBS = by_word(
+    Verb(
+        "help", "help [command or game]",
+        "Mails you help. Alone it lists every command; with a command word or a game name it explains that one.",
+        _help,
+    ),
+    Verb(
+        "signup", "signup userid password [address...]",
+        (
+            "Creates your account. The userid has 2 to 20 letters, digits, '-', '_' or '.'; the password 4 to 128"
+            " characters and no spaces. Mail goes to the address you mail from, or to the addresses you list (at "
+            "most 5): each one, yours too, gets a mail asking to confirm it (yours is the welcome), and no other "
+            "mail until it is confirmed; nobody can challenge you before one is. 'add' is another name for it."
+        ),
+        _signup,
+    ),
+    Verb(
+        "add", "add userid password [address...]",
+        "Another name for 'signup'.",
+        _signup,
+    ),
+    Verb(
+        "change", "change password userid oldpassword newpassword  |  change address userid password [address...]",
+        (
+            "'change password' replaces your password (old one first). 'change address' replaces the addresses "
+            "your mail goes to (at most 5); without addresses it uses the one you mail from. A new address, the "
+            "one you mail from too, gets mail only once it is confirmed."
+        ),
+        _change,
+    ),
+    Verb(
+        "confirm", "confirm userid code   (the Subject of the mail that asks to confirm an address)",
+        (
+            "Confirms that an address may get the mail of an account. The server mails a new address this "
+            "command, with its code, as the Subject: reply to that mail keeping the Subject, or send it yourself."
+        ),
+        _confirm,
+    ),
+    Verb(
+        "signoff", "signoff userid password",
+        (
+            "Deletes your account. Every game you are still playing is forfeited to your opponents. 'delete' is "
+            "another name for it."
+        ),
+        _signoff,
+    ),
+    Verb(
+        "delete", "delete userid password",
+        "Another name for 'signoff'.",
+        _signoff,
+    ),
+    Verb(
+        "list", "list [game...]",
+        "Lists the games this server runs, with their options. Name games to see only those.",
+        _list,
+    ),
+    Verb(
+        "message", "message userid password to-userid...   (the body is the message)",
+        (
+            "Sends the body of your mail to the players you name (by userid); you get a copy. Put the command in "
+            "the Subject, not in a 'multiple' mail."
+        ),
+        _message,
+    ),
+    Verb(
+        "broadcast", "broadcast userid password   (the body is the message; admins only)",
+        "Sends the body of your mail to every player on this server. Only the server's admins may broadcast.",
+        _broadcast,
+    ),
+    Verb(
+        "all", "all show userid [active|next]",
+        (
+            "'all show userid' mails you every active board of that player in every game on this server, as "
+            "anybody may see them; 'all show userid next' only the boards waiting for their move."
+        ),
+        _all,
+    ),
+    Verb(
+        "vacation", "vacation userid password on|off",
+        (
+            "Pauses reminders and forfeits on all your boards while you are away ('on'), until you send 'off'. "
+            "Each player has a number of vacation days per calendar year (30 unless the server says otherwise); "
+            "every started day counts, and a vacation ends by itself when they are used up."
+        ),
+        _vacation,
+    ),
+    Verb(
+        "multiple", "multiple   (in the Subject; then one command per body line)",
+        (
+            "Put 'multiple' in the Subject and one command on each line of the body (at most 20); each line is "
+            "carried out in turn and answered on its own, and the lines that could not be carried out are "
+            "answered together in one mail."
+        ),
+    ),
+)

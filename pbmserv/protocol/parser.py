@@ -9,10 +9,8 @@ from pbmserv.protocol.arguments import shown
 from pbmserv.protocol.commands import Command
 from pbmserv.protocol.errors import EmptyCommand, UnknownCommand
 from pbmserv.protocol.game_commands import parse_game_command
-from pbmserv.protocol.global_commands import GLOBAL_PARSERS
-from pbmserv.protocol.syntax import GLOBAL_SYNTAX
-
-GLOBAL_ALIASES = {"add": "signup", "delete": "signoff"}
+from pbmserv.protocol.global_commands import GLOBAL_VERBS
+from pbmserv.protocol.syntax import Said
 
 
 def parse_command(text: str, games: Collection[str]) -> Command:
@@ -26,13 +24,12 @@ def parse_command(text: str, games: Collection[str]) -> Command:
     known_games = {game.lower() for game in games}
     if verb in known_games:
         return parse_game_command(verb, words[1:], text)
-    verb = GLOBAL_ALIASES.get(verb, verb)
-    parser = GLOBAL_PARSERS.get(verb)
-    if parser is None:
+    declared = GLOBAL_VERBS.get(verb)
+    if declared is None or declared.read is None:
         raise UnknownCommand(
             f"'{shown(words[0])}' is neither a command nor a game.",
-            "commands: " + ", ".join(sorted(GLOBAL_SYNTAX)) + "; games: "
+            "commands: " + ", ".join(sorted(GLOBAL_VERBS)) + "; games: "
             + (", ".join(sorted(known_games)) or "none installed")
             + "; send 'help' for the list",
         )
-    return parser(words[1:])
+    return declared.read(Said(words[1:], text, declared.syntax))

@@ -19,10 +19,9 @@ from typing import Any, cast
 
 from pbmserv.protocol.commands import BY_REPLY_ADDRESS
 from pbmserv.protocol.errors import EmptyCommand
-from pbmserv.protocol.global_commands import GLOBAL_PARSERS
-from pbmserv.protocol.parser import GLOBAL_ALIASES
+from pbmserv.protocol.game_commands import GAME_VERBS
+from pbmserv.protocol.global_commands import GLOBAL_VERBS
 from pbmserv.protocol.request import Line, Request, bounded_comment, clean_subject, parse_line
-from pbmserv.protocol.syntax import GAME_SYNTAX
 
 #: the short forms that are the full command's verb, followed by what the player wrote after it
 _VERBS = ("move", "resign", "queue", "preview", "moves", "chat")
@@ -42,8 +41,9 @@ def parse_reply(subject: str, body: str, game: str, board: int, userid: str, gam
         )),), "")
     words = first.split()
     head = words[0].lower()
-    names_a_game = head in {name.lower() for name in games} and len(words) > 1 and words[1].lower() in GAME_SYNTAX
-    if names_a_game or (GLOBAL_ALIASES.get(head, head) in GLOBAL_PARSERS and head != "help"):
+    names_a_game = head in {name.lower() for name in games} and len(words) > 1 and words[1].lower() in GAME_VERBS
+    reads_as_global = head in GLOBAL_VERBS and GLOBAL_VERBS[head].read is not None
+    if names_a_game or (reads_as_global and head != "help"):
         return Request((parse_line(first, games),), comment)
     rest = " ".join(words[1:])
     if head == "chat":  # the message: what follows the word, and the rest of the body

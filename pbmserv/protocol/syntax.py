@@ -1,48 +1,50 @@
-"""The syntax of every command and the bounds on its arguments."""
+"""What declares a command word (`Verb`: its syntax line, its help and
+its reader, declared once beside the reader), and the bounds on every
+argument."""
 
 from __future__ import annotations
 
-#: the syntax of every global command, as help and error mails show it
-GLOBAL_SYNTAX = {
-    "help": "help [command or game]",
-    "signup": "signup userid password [address...]",
-    "add": "add userid password [address...]",
-    "change": "change password userid oldpassword newpassword  |  change address userid password [address...]",
-    "confirm": "confirm userid code   (the Subject of the mail that asks to confirm an address)",
-    "signoff": "signoff userid password",
-    "delete": "delete userid password",
-    "list": "list [game...]",
-    "message": "message userid password to-userid...   (the body is the message)",
-    "broadcast": "broadcast userid password   (the body is the message; admins only)",
-    "all": "all show userid [active|next]",
-    "vacation": "vacation userid password on|off",
-    "multiple": "multiple   (in the Subject; then one command per body line)",
-}
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-#: the syntax of every per-game command; `GAME` stands for the game's name
-GAME_SYNTAX = {
-    "help": "GAME help",
-    "challenge": "GAME challenge [-option=value...] [--nagtime=days] [--forfeittime=days] userid1 userid2",
-    "move": "GAME move board userid password move[#n]",
-    "queue": "GAME queue board userid password move",
-    "preview": "GAME preview board[#n] userid password move[;move...]",
-    "resign": "GAME resign board userid password",
-    "moves": "GAME moves board [userid password]",
-    "show": "GAME show board[#n]...  |  GAME show userid... [active|inactive|next|all]",
-    "games": "GAME games [userid...] [active|inactive|next|all]",
-    "showas": "GAME showas userid password board[#n]...",
-    "subscribe": "GAME subscribe board|all userid password",
-    "unsubscribe": "GAME unsubscribe board|all userid password",
-    "notify": "GAME notify board userid password",
-    "chat": "GAME chat board userid password   (the body is the message)",
-    "accept": "GAME accept userid password",
-    "reject": "GAME reject userid password",
-    "limit": "GAME limit userid password number",
-    "seek": "GAME seek userid password number",
-    "standings": "GAME standings",
-    "ratings": "GAME ratings",
-    "history": "GAME history [userid]",
-}
+if TYPE_CHECKING:
+    from pbmserv.protocol.commands import Command
+
+
+@dataclass(frozen=True)
+class Said:
+    """A command line as a verb's reader gets it: the words after the
+    verb, the whole line as written (a move may hold spaces), the game it
+    names ("" for a global command) and the verb's syntax line, the game's
+    name in it, for the errors."""
+
+    args: list[str]
+    text: str
+    syntax: str
+    game: str = ""
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One command word: its syntax line as help and error mails show it
+    (`GAME` standing for a game's name), what `help WORD` says of it, and
+    how its words are read into a command (None: a word that is not read
+    as a command line, such as `multiple`)."""
+
+    word: str
+    syntax: str
+    help: str
+    read: Callable[[Said], Command] | None = None
+
+    def syntax_for(self, game: str) -> str:
+        return self.syntax.replace("GAME", game)
+
+
+def by_word(*verbs: Verb) -> dict[str, Verb]:
+    """The verbs by their words, in the order declared (the order help lists them in)."""
+    return {verb.word: verb for verb in verbs}
+
 
 #: the largest numbers `limit` and `seek` take
 MAX_LIMIT = 999

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import replace
 
-from pbmserv.protocol import GLOBAL_SYNTAX
+from pbmserv.protocol import GLOBAL_VERBS
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.protocol.syntax import MOST_ADDRESSES
 from pbmserv.service import boards as board_commands
@@ -116,7 +116,7 @@ def _confirmation_requests(
 
 
 def signup(ctx: Context, command: Signup) -> list[Reply]:
-    usage = GLOBAL_SYNTAX["signup"]
+    usage = GLOBAL_VERBS["signup"].syntax
     if command.userid in RESERVED_USERIDS:
         raise ServiceError(f"The userid '{command.userid}' is reserved for the server.", f"choose another userid: {usage}")
     if ctx.find_user(command.userid) is not None:
@@ -142,7 +142,7 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
 
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
-    _check_password(command.new_password, GLOBAL_SYNTAX["change"])
+    _check_password(command.new_password, GLOBAL_VERBS["change"].syntax)
     users.set_password_hash(ctx.connection, user.id, ctx.passwords.hash(command.new_password))
     body = wrap(
         f"The password of {user.userid} has been changed. Use the new one from now on. The reply addresses "
@@ -155,7 +155,7 @@ def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     before = mail_addresses(users.addresses_of(ctx.connection, user.id))
     addresses = command.addresses or ((ctx.sender,) if ctx.sender else ())
-    written = _set_addresses(ctx, user, addresses, GLOBAL_SYNTAX["change"])
+    written = _set_addresses(ctx, user, addresses, GLOBAL_VERBS["change"].syntax)
     recipients = tuple(dict.fromkeys([*before, *_to_user_and_sender(ctx, written)]))
     body = f"The addresses of {user.userid} have been changed.\n{_account_text(written)}\n"
     return [Reply(recipients, f"pbmserv change address {user.userid}", body), *_confirmation_requests(ctx, user, written)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
-from pbmserv.protocol import GAME_SYNTAX
+from pbmserv.protocol import GAME_VERBS
 from pbmserv.protocol.commands import (
     Challenge,
     Credential,
@@ -26,7 +26,7 @@ CHALLENGED = "challenged"
 
 
 def syntax(game: str, verb: str) -> str:
-    return GAME_SYNTAX[verb].replace("GAME", game)
+    return GAME_VERBS[verb].syntax_for(game)
 
 
 # -- loading -----------------------------------------------------------------
