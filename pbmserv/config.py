@@ -61,7 +61,8 @@ class Settings:
     password_time_cost: int = 2
     password_memory_kib: int = 19456
     password_parallelism: int = 1
-    # [limits] what one address is sent per hour, by kind of mail, in mails and in bytes (see docs/decisions.md)
+    # [limits] what one address is sent per hour, by kind of mail, in mails and in bytes
+    # (see docs/decisions/0046-hourly-caps.md and 0121-byte-budgets.md)
     replies_per_hour: int = 30
     reply_bytes_per_hour: int = 250_000
     error_replies_per_hour: int = 10

@@ -1,6 +1,7 @@
 """The shape of the code (issue 18): no module imports itself round a
-circle, no source file outgrows one concept, and nothing cites a file
-outside the repository (issue 36)."""
+circle, no source file outgrows one concept, nothing cites a file
+outside the repository, and the decision records keep their form and
+their index (issue 36)."""
 
 from __future__ import annotations
 
@@ -100,6 +101,35 @@ def test_the_repository_cites_no_file_outside_it() -> None:
                 if not (ROOT / name).parent.joinpath(link).resolve().is_relative_to(ROOT)
             ]
     assert strays == []
+
+
+def test_every_decision_record_is_indexed_and_in_form() -> None:
+    """Each record in docs/decisions/ is named by a four-digit number and a
+    lower-case hyphenated title, opens with that number and its title, holds Context, Decision and Consequences in that order,
+    and is linked from the index, which links no record that is not there."""
+    folder = ROOT / "docs" / "decisions"
+    index = (folder / "README.md").read_text()
+    records = sorted(path for path in folder.glob("*.md") if path.name != "README.md")
+    assert records, "no decision records"
+    faults = []
+    for path in records:
+        text = path.read_text()
+        if not re.fullmatch(r"(\d{4})-[a-z0-9]+(?:-[a-z0-9]+)*\.md", path.name):
+            faults.append(f"{path.name}: not named by a number and a lower-case title")
+        if not text.startswith(f"# {path.name[:4]}. "):
+            faults.append(f"{path.name}: does not open with '# {path.name[:4]}. <title>'")
+        headings = re.findall(r"^## (.+)$", text, flags=re.MULTILINE)
+        if headings != ["Context", "Decision", "Consequences"]:
+            faults.append(f"{path.name}: its sections are {headings}, not Context, Decision, Consequences")
+        if f"]({path.name})" not in index:
+            faults.append(f"{path.name}: not listed in docs/decisions/README.md")
+    numbers = [path.name[:4] for path in records]
+    faults += [f"number {number} is used twice" for number in sorted(set(numbers)) if numbers.count(number) > 1]
+    faults += [
+        f"the index links {name}, which is not there"
+        for name in re.findall(r"\]\(([^)/]+\.md)\)", index) if not (folder / name).is_file()
+    ]
+    assert faults == []
 
 
 def test_the_wheel_names_every_package() -> None:

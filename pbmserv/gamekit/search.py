@@ -53,7 +53,7 @@ STRENGTHS = {
 
 #: the UCB1 exploration weight, for rewards between 0 (loss) and 1 (win):
 #: low, because the judge's win chances of good moves differ by hundredths
-#: (docs/decisions.md)
+#: (docs/decisions/0090-exploration-weight.md)
 EXPLORATION = 0.2
 #: a node may have 1 + WIDENING * sqrt(visits) children
 WIDENING = 2.0

@@ -54,7 +54,7 @@ MOST_BOARDS = 10
 
 # The bounds of every other field, checked as a command is read, before
 # anything is done (a password is never hashed or checked past its bound).
-# Each is many times what real use needs; see docs/decisions.md.
+# Each is many times what real use needs; see docs/decisions/0127-field-bounds.md.
 #: the longest password (a ten-word passphrase has some 80 characters)
 LONGEST_PASSWORD = 128
 #: the longest word the server shows back in an error (the rest is cut)

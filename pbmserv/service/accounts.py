@@ -31,7 +31,7 @@ def _set_addresses(ctx: Context, user: Account, addresses: tuple[str, ...], usag
     """The account's addresses become `addresses`, in that order, and are
     returned. An address it had keeps whether it is confirmed; a new one,
     the one the mail comes from included, waits for its confirmation code:
-    a From line proves nothing (docs/decisions.md, "Proof before privilege")."""
+    a From line proves nothing (docs/decisions/0109-double-opt-in.md)."""
     written = replace_addresses(users.addresses_of(ctx.connection, user.id), _checked_addresses(addresses, usage))
     users.write_addresses(ctx.connection, user.id, written)
     return written

@@ -43,7 +43,7 @@ def disabled_account(account: records.Account, server_address: str) -> ServiceEr
 @dataclass
 class Proof:
     """What a mail proves about who wrote it, beyond its From line, which
-    proves nothing (docs/decisions.md, "Proof before privilege")."""
+    proves nothing (docs/decisions/0108-trust-model.md)."""
 
     #: the userid a genuine reply address vouched for: its commands need no password (`protocol.reply`)
     vouched: str | None = None

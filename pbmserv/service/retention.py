@@ -1,7 +1,7 @@
 """Processed mail is deleted once its retention has passed, and the room
 it took goes back to the disk (issue 35, item 4); run by the timer pass.
 What is kept for ever is the games' record: accounts, boards, moves,
-ratings (see docs/decisions.md, "Storage and intake bounded")."""
+ratings (see docs/decisions/0128-retention.md)."""
 
 from __future__ import annotations
 

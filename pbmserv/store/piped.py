@@ -1,6 +1,6 @@
 """What `pbmserv receive`'s hot path asks of the database, through its
 driver alone (`sqlite3`, psycopg): importing SQLAlchemy costs more than
-storing a mail (see decisions, "receive stores, one drainer processes").
+storing a mail (see docs/decisions/0104-receive-without-sqlalchemy.md).
 
 On SQLite a mail goes into the arrival spool, as SMTP intake's does, and
 the database is only read (its schema revision, a seat's holder, a dedup

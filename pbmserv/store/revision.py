@@ -1,5 +1,5 @@
 """The newest schema revision, known without Alembic or SQLAlchemy (see
-decisions, "receive's hot path")."""
+docs/decisions/0092-receive-imports.md)."""
 
 from __future__ import annotations
 
