@@ -1,0 +1,102 @@
+"""The per-game commands about a player (accept, reject, limit, seek: the challenge
+policy; standings, ratings, history), each declared once as a `Verb` beside its reader."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from pbmserv.protocol.arguments import exactly, read_count, read_password, read_userid, shown
+from pbmserv.protocol.commands import Command, History, SetAccepting, SetLimit, SetSeek, Standings
+from pbmserv.protocol.errors import BadArgument
+from pbmserv.protocol.syntax import MAX_LIMIT, MAX_SEEK, Said, Verb
+
+
+def _accepting(accepting: bool, said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    userid, password = exactly(args, ("userid", "password"), syntax, game)
+    return SetAccepting(game, read_userid(userid, syntax, game), read_password(password, syntax, game), accepting)
+
+
+def _limit(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
+    limit = read_count(number, MAX_LIMIT, "'limit' takes the most active games you want, 0 for no limit", syntax, game)
+    return SetLimit(game, read_userid(userid, syntax, game), read_password(password, syntax, game), limit)
+
+
+def _seek(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
+    count = read_count(number, MAX_SEEK, "'seek' takes how many more games you are looking for", syntax, game)
+    return SetSeek(game, read_userid(userid, syntax, game), read_password(password, syntax, game), count)
+
+
+def _standings(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    if args:
+        raise BadArgument(f"'{shown(args[0])}' is one word too many: the table has every player.", syntax, game)
+    return Standings(game)
+
+
+def _history(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    if len(args) > 1:
+        raise BadArgument(f"'{shown(args[1])}' is one word too many: 'history' takes at most one userid.", syntax, game)
+    return History(game, read_userid(args[0], syntax, game) if args else None)
+
+
+PLAYER_VERBS = (
+    Verb(
+        "accept", "GAME accept userid password",
+        "Accepts challenges to this game again (the default).",
+        partial(_accepting, True),
+    ),
+    Verb(
+        "reject", "GAME reject userid password",
+        (
+            "Refuses every challenge to this game that names you, with the reason; to start a game yourself, send"
+            " 'accept' first."
+        ),
+        partial(_accepting, False),
+    ),
+    Verb(
+        "limit", "GAME limit userid password number",
+        (
+            "Sets the most active games of this game you play at once; a challenge that would go over it is "
+            "refused. 0 means no limit (the default)."
+        ),
+        _limit,
+    ),
+    Verb(
+        "seek", "GAME seek userid password number",
+        (
+            "Says how many more games of this game you are looking for; each new game you start or are challenged"
+            " to counts one off."
+        ),
+        _seek,
+    ),
+    Verb(
+        "standings", "GAME standings",
+        (
+            "Mails you the rating table of this game: established players (20 or more rated games), provisional "
+            "ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, "
+            "active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail"
+            " shows the rating changes. A game counts once each player has made 2 moves (a resignation not "
+            "counted)."
+        ),
+        _standings,
+    ),
+    Verb(
+        "ratings", "GAME ratings",
+        "Another name for 'standings'.",
+        _standings,
+    ),
+    Verb(
+        "history", "GAME history [userid]",
+        (
+            "Mails you the finished boards of this game, newest first, with players, result and date; name a "
+            "player to see only theirs."
+        ),
+        _history,
+    ),
+)
