@@ -34,7 +34,7 @@ class Played:
     outcome: Outcome
 
     def result(self, seats: list[str]) -> dict[str, Any]:
-        """The board's result as `service.boards.finish` keeps it."""
+        """The board's result as `service.ratings.finish` keeps it."""
         return _result(list(self.outcome.winners), list(self.outcome.scores) if self.outcome.scores else None,
                        self.outcome.reason, seats)
 

@@ -5,6 +5,7 @@ tables as the server would have written them one mail at a time."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from pbmserv.runtime import Runtime
 from pbmserv.store import records
@@ -27,14 +28,12 @@ def long_synch_board(runtime: Runtime, moves: int, challenger: str = "alice", op
         board = records.find_board(connection, "synch", number, lock=True)
         assert board is not None and board.move_count == 0
         state = game.decode(board.state)
+        played = []
         for count in range(1, moves + 1):
             [seat] = game.to_move(state)
             move = game.read_move(state, seat, rng.choice(game.legal_moves(state, seat)))
             state = game.apply(state, seat, move)
-            records.record_move(
-                connection, board_id=board.id, number=count, seat=seat, text=str(move), secret=False,
-                created_at=runtime.clock(), comment="", auto=False,
-            )
-        board.state, board.move_count = game.encode(state), moves
-        records.save_board(connection, board)
+            played.append(records.MoveRecord(count, seat, str(move), False, False, runtime.clock(), ""))
+        records.record_moves(connection, board.id, played)
+        records.save_board(connection, replace(board, state=game.encode(state), move_count=moves))
     return number

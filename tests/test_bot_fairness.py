@@ -78,7 +78,7 @@ def test_a_cheaper_turn_is_thought_in_the_pauses_of_a_strong_think(runtime: Runt
     again = BotQueue(runtime.engine, runtime.intake, runtime.catalog, runtime.clock, iterations=ITERATIONS)
     assert again.run() == 0, "both played, neither thought out again"
     with runtime.sessions() as session:
-        assert session.scalar(select(Move.text).where(Move.board_id == strong.board.id)) == alone
+        assert session.scalar(select(Move.text).where(Move.board_id == strong.record.id)) == alone
 
 
 def test_a_stopped_think_hands_nothing_in_and_is_thought_anew(runtime: Runtime, clock: FakeClock) -> None:

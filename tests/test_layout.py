@@ -81,6 +81,60 @@ def test_no_source_file_outgrows_one_concept() -> None:
     assert long == {}, f"split these along their concepts (at most {MOST_LINES} lines each)"
 
 
+#: what a board's record holds of its game, which only `Board`'s operations change
+BOARD_PROGRESS = {"state", "move_count", "result"}
+#: the store's functions that write a board, its moves or its queue, which only `board.save` and `board.create` call
+BOARD_WRITERS = {"insert_board", "save_board", "record_moves", "remove_moves_after", "clear_queue"}
+#: where a board is changed: the Board value's module, and the store, which reads and writes records
+BOARD_KEEPERS = {"pbmserv.service.board", "pbmserv.store"}
+
+
+def _changes_to_boards(tree: ast.Module) -> list[str]:
+    """The lines of `tree` that set a record's state, move count or result
+    (an assignment to the attribute, or `dataclasses.replace` with it), or
+    that call one of the store's board writers."""
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+        found += [
+            f"line {part.lineno}: sets .{part.attr}"
+            for target in targets for part in ast.walk(target)
+            if isinstance(part, ast.Attribute) and part.attr in BOARD_PROGRESS
+        ]
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            replaced = BOARD_PROGRESS & {keyword.arg for keyword in node.keywords}
+            if called == "replace" and replaced:
+                found.append(f"line {node.lineno}: replaces {', '.join(sorted(replaced))}")
+            if called in BOARD_WRITERS:
+                found.append(f"line {node.lineno}: calls {called}")
+    return found
+
+
+def test_only_the_board_value_changes_a_board() -> None:
+    """A board's state, move count and result change only by the operations
+    of `service.board.Board`, and only `service.board` writes a board
+    (issue 36): a handler that set them by hand, or saved a board itself,
+    could forget a part of it (the move number, the queue, the save)."""
+    changes = {
+        module: found
+        for module, path in _modules().items()
+        if module.startswith("pbmserv.") and not BOARD_KEEPERS & {module, module.rpartition(".")[0]}
+        and (found := _changes_to_boards(ast.parse(path.read_text())))
+    }
+    assert changes == {}, "change a board with the operations of service.board.Board, and write it with board.save"
+
+
+def test_the_layout_check_sees_a_board_changed_by_hand() -> None:
+    by_hand = """
+board.state = game.encode(state)
+board.move_count += 1
+record = replace(record, result={"winners": []})
+records.save_board(connection, record)
+"""
+    assert len(_changes_to_boards(ast.parse(by_hand))) == 4
+
+
 def test_the_repository_cites_no_file_outside_it() -> None:
     """The docs and the code stand on their own (issue 36): every Markdown
     file they name is one of the repository's, and no relative link in a

@@ -20,7 +20,7 @@ from pbmserv.protocol import ParseError, parse_command, parse_request
 from pbmserv.protocol.commands import Vacation
 from pbmserv.runtime import Runtime
 from pbmserv.service import processor
-from pbmserv.service.boards import replay
+from pbmserv.service.board import replay
 from pbmserv.store import records
 from pbmserv.store.models import Board
 from pbmserv.worker import Worker

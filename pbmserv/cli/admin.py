@@ -26,7 +26,7 @@ from pbmserv.config import load_settings
 from pbmserv.gamekit import Game
 from pbmserv.runtime import Runtime
 from pbmserv.service import operator
-from pbmserv.service.boards import replay
+from pbmserv.service.board import Board, replay
 from pbmserv.service.views import board_mail, names_and
 from pbmserv.store import operator as stored
 from pbmserv.store import records
@@ -240,7 +240,7 @@ def games_show(ctx: click.Context, game_type: str, number: int, seat: str | None
         board = _board(connection, game, number)
         viewer = _viewer(board, seat)
         moves = records.board_moves(connection, board.id)
-    echo(board_mail(game, board, moves, game.decode(board.state), viewer, recent=None), nl=False)
+    echo(board_mail(game, board, moves, Board.of(game, board).state, viewer, recent=None), nl=False)
 
 
 def _replay_problem(runtime: Runtime, connection: Connection, board: BoardRecord) -> str | None:

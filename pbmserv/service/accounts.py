@@ -9,6 +9,7 @@ from pbmserv.protocol import GLOBAL_VERBS
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.protocol.syntax import MOST_ADDRESSES
 from pbmserv.service import boards as board_commands
+from pbmserv.service.board import Board
 from pbmserv.service.bots import BOT_USERIDS
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
@@ -183,12 +184,10 @@ def confirm(ctx: Context, command: Confirm) -> list[Reply]:
 def signoff(ctx: Context, command: Signoff) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     replies: list[Reply] = []
-    for board in [b for b in records.running_boards(ctx.connection, lock=True) if user.userid in b.seats]:
-        game = ctx.catalog.get(board.game_type)
-        seat = board.seats.index(user.userid)
-        replies += board_commands.end_by_resignation(
-            ctx, game, board, seat, f"{user.userid} signed off and forfeited"
-        )
+    for record in [b for b in records.running_boards(ctx.connection, lock=True) if user.userid in b.seats]:
+        board = Board.of(ctx.catalog.get(record.game_type), record)
+        seat = record.seats.index(user.userid)
+        replies += board_commands.end_by_resignation(ctx, board, seat, f"{user.userid} signed off and forfeited")
     farewell_to = _to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id))
     users.delete_account(ctx.connection, user.id)
     forfeited = len(replies) and " Your live games were forfeited."

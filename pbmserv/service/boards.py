@@ -1,4 +1,6 @@
-"""Game commands that change a board: challenge, move, resign; and what they share with the commands that show one."""
+"""Game commands that change a board: challenge, move, resign, each a
+command's changes to a `board.Board` saved once; and the board mails that
+every change of a board sends."""
 
 from __future__ import annotations
 
@@ -12,12 +14,13 @@ from pbmserv.protocol.commands import (
     Move,
     Resign,
 )
-from pbmserv.service import bots, policies, ratings, replays, reply_addresses, subscriptions, views
+from pbmserv.service import bots, policies, ratings, reply_addresses, subscriptions, views
+from pbmserv.service.board import Board, check_running, create, load, playing_seat, save
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError, UnconfirmedUser
 from pbmserv.service.rates import HOUR
 from pbmserv.store import records
-from pbmserv.store.records import Account, BoardRecord
+from pbmserv.store.records import Account, BoardRecord, QueuedRecord
 from pbmserv.store.states import Kind
 
 FIRST_BOARD = 101
@@ -29,44 +32,7 @@ def syntax(game: str, verb: str) -> str:
     return GAME_VERBS[verb].syntax_for(game)
 
 
-# -- loading -----------------------------------------------------------------
-def load_board(ctx: Context, game: Game, number: int, *, lock: bool = False) -> BoardRecord:
-    board = records.find_board(ctx.connection, game.name, number, lock=lock)
-    if board is None:
-        raise ServiceError(
-            f"There is no {game.title} board {number}.",
-            f"'{game.name} games' lists the boards in play",
-            game=game.name,
-        )
-    return board
-
-
-def replay(game: Game, board: BoardRecord, moves: list[records.MoveRecord]) -> Any:
-    """The state after `moves` (the board's first moves), from the latest state kept on the way (`replays`)."""
-    return replays.replay(game, board, [(move.seat, move.text) for move in moves])
-
-
-def position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRecord]]:
-    """The state after move `at` (as it stands when None) and the moves that led there."""
-    moves = records.board_moves(ctx.connection, board.id, at)
-    if at is None or at == board.move_count:
-        return game.decode(board.state), moves
-    return replay(game, board, moves), moves
-
-
-def listed_position(ctx: Context, game: Game, board: BoardRecord, at: int | None) -> tuple[Any, list[records.MoveRecord]]:
-    """The state after move `at` (as it stands when None) and the last of
-    the moves that led there, as many as a move list shows: a long game's
-    whole history is not loaded to be left out (a replay reads only who
-    played what)."""
-    if at is None or at == board.move_count:
-        state = game.decode(board.state)
-        at = board.move_count
-    else:
-        state = replays.replay(game, board, records.played_moves(ctx.connection, board.id, at))
-    return state, records.recent_moves(ctx.connection, board.id, at, views.MOST_LISTED_MOVES)
-
-
+# -- board mails --------------------------------------------------------------
 def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
     """The moves an ordinary board mail lists: the last few while the game
     runs, all once it is over (as many as a move list shows), without
@@ -76,12 +42,13 @@ def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
 
 
 def mails_to_players(
-    ctx: Context, game: Game, board: BoardRecord, state: Any, *, subject_prefix: str = "", lead: str = "",
-    commenter: str = "",
+    ctx: Context, saved: Board, *, subject_prefix: str = "", lead: str = "", commenter: str = "",
 ) -> list[Reply]:
     """The board mail to every player, each seeing the board from their own side,
     and the public view to the subscribers it is for; the sender gets the
-    public view (without the comment) if they are none of these."""
+    public view (without the comment) if they are none of these. The board
+    is saved: its move list is read from the store."""
+    game, board, state = saved.game, saved.record, saved.state
     moves = moves_to_list(ctx, board)
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
     watchers = subscriptions.watchers(board, board_subscriptions)
@@ -167,23 +134,11 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     except InvalidOption as error:
         raise ServiceError(error.message, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
     newest = records.newest_board_number(ctx.connection, game.name)
-    board = records.insert_board(
-        ctx.connection,
-        game_type=game.name,
-        board=(newest or FIRST_BOARD - 1) + 1,
-        options=options,
-        timers={"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **dict(command.timers)},
-        seats=players,
-        state=game.encode(state),
-        move_count=0,
-        status="active",
-        result=None,
-        created_at=ctx.now,
-        updated_at=ctx.now,
-    )
-    subscriptions.subscribe_followers(ctx, board)
+    timers = {"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **dict(command.timers)}
+    board = create(ctx.connection, game, (newest or FIRST_BOARD - 1) + 1, options, timers, players, state, ctx.now)
+    subscriptions.subscribe_followers(ctx, board.record)
     policies.game_started(ctx, game, users)
-    return mails_to_players(ctx, game, board, state, subject_prefix="New ", commenter=_challenger(ctx, players))
+    return mails_to_players(ctx, board, subject_prefix="New ", commenter=_challenger(ctx, players))
 
 
 def _check_confirmed(ctx: Context, game: Game, players: list[str], usage: str) -> None:
@@ -224,164 +179,104 @@ def _count_challenge(ctx: Context, game: Game, players: list[str]) -> None:
 
 
 # -- moves -------------------------------------------------------------------
-def playing_seat(ctx: Context, game: Game, board: BoardRecord, userid: str) -> int:
-    if userid not in board.seats:
+def check_guard(board: Board, guard: int | None) -> None:
+    record = board.record
+    if guard is not None and guard != record.move_count + 1:
         raise ServiceError(
-            f"{userid} is not a player on {game.title} board {board.board}.",
-            f"'{game.name} show {board.board}' shows who plays there",
-            game=game.name, board=board.board,
-        )
-    return board.seats.index(userid)
-
-
-def check_running(game: Game, board: BoardRecord, state: Any) -> None:
-    if board.result is not None:
-        raise ServiceError(
-            f"{game.title} board {board.board} is over. {views.status_line(game, board, state)}",
-            f"start a new game with '{game.name} challenge'",
-            game=game.name, board=board.board,
-        )
-
-
-def check_guard(game: Game, board: BoardRecord, guard: int | None) -> None:
-    if guard is not None and guard != board.move_count + 1:
-        raise ServiceError(
-            f"The guard #{guard} does not match: the next move on board {board.board} is move {board.move_count + 1}.",
+            f"The guard #{guard} does not match: the next move on board {record.board} is move {record.move_count + 1}.",
             "the board may have changed since your mail was written; look at it again and resend with the right #n, or without #n",
-            game=game.name, board=board.board,
+            game=board.game.name, board=record.board,
         )
 
 
-def _record(ctx: Context, board: BoardRecord, seat: int, text: str, secret: bool, *, auto: bool = False) -> None:
-    records.record_move(
-        ctx.connection, board_id=board.id, number=board.move_count + 1, seat=seat, text=text, secret=secret,
-        created_at=ctx.now, comment="" if auto else ctx.comment, auto=auto,
-    )
-    board.move_count += 1
-    board.updated_at = ctx.now
-    board.proposal = None  # an open draw offer or undo request lapses with any move
+def play(ctx: Context, board: Board, seat: int, text: str, *, auto: bool = False) -> Board:
+    """The board after one move of the game, finished (and rated) if the
+    move ends it; raises IllegalMove and then changes nothing."""
+    played = board.play(seat, text, ctx.now, "" if auto else ctx.comment, auto=auto)
+    outcome = played.outcome
+    if outcome is None:
+        return played
+    return ratings.finish(ctx, played, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
 
 
-def _play(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, text: str, *, auto: bool = False) -> Any:
-    """Play and record one move of the game, read once into the game's own
-    value; raises IllegalMove and then changes nothing."""
-    move = game.read_move(state, seat, text)
-    new_state = game.apply(state, seat, move)
-    _record(ctx, board, seat, str(move), move.secret, auto=auto)
-    board.state = game.encode(new_state)
-    outcome = game.outcome(new_state)
-    if outcome is not None:
-        finish(ctx, board, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
-    return new_state
-
-
-def play_queued(ctx: Context, game: Game, board: BoardRecord, state: Any) -> tuple[Any, list[Reply]]:
+def play_queued(ctx: Context, board: Board) -> tuple[Board, list[Reply]]:
     """Play the queued moves of the players whose turn it now is, as long as
     there are any; an illegal one is dropped with a mail to its owner."""
     dropped: list[Reply] = []
-    waiting = {row.seat: row for row in records.queued_moves(ctx.connection, board.id)}
-    if not waiting:
-        return state, dropped
-    played = False
-    while board.result is None and waiting:
-        ready = sorted(set(waiting) & set(game.to_move(state)))
+    waiting = {row.seat: row for row in records.queued_moves(ctx.connection, board.record.id)}
+    while board.record.result is None and waiting:
+        ready = sorted(set(waiting) & set(board.game.to_move(board.state)))
         if not ready:
             break
         queued = waiting.pop(ready[0])
         records.unqueue(ctx.connection, queued.id)
         try:
-            state = _play(ctx, game, board, state, queued.seat, queued.text, auto=True)
-            played = True
+            board = play(ctx, board, queued.seat, queued.text, auto=True)
         except IllegalMove as error:
-            dropped.append(_dropped_mail(ctx, game, board, state, queued, error.message))
-    if played:  # the board is written already when no queued move went on it
-        records.save_board(ctx.connection, board)
-    return state, dropped
+            dropped.append(_dropped_mail(ctx, board, queued, error.message))
+    return board, dropped
 
 
-def _dropped_mail(ctx: Context, game: Game, board: BoardRecord, state: Any, queued: Any, reason: str) -> Reply:
-    userid = board.seats[queued.seat]
+def _dropped_mail(ctx: Context, board: Board, queued: QueuedRecord, reason: str) -> Reply:
+    game, record = board.game, board.record
+    userid = record.seats[queued.seat]
     body = (
         views.wrap(
-            f"Your queued move '{queued.text}' on {game.title} board {board.board} was not played: {reason} "
-            f"It is your turn now; send your move with '{game.name} move {board.board} {userid} password move'.",
+            f"Your queued move '{queued.text}' on {game.title} board {record.board} was not played: {reason} "
+            f"It is your turn now; send your move with '{game.name} move {record.board} {userid} password move'.",
             hang="",
         )
-        + "\n\n" + views.position(game, board, state, queued.seat) + "\n"
+        + "\n\n" + views.position(game, record, board.state, queued.seat) + "\n"
     )
-    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {board.board} queue {userid} dropped", body, Kind.BOARD)
+    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {record.board} queue {userid} dropped", body, Kind.BOARD)
 
 
 def player_on_running_board(
     ctx: Context, game: Game, userid: str, password: Credential, number: int, guard: int | None = None,
-) -> tuple[Account, BoardRecord, int, Any]:
+) -> tuple[Account, Board, int]:
     """The authenticated player, their board (locked, still running, at the
-    guarded move number), their seat on it and its state."""
+    guarded move number) and their seat on it."""
     user = ctx.authenticate(userid, password)
-    board = load_board(ctx, game, number, lock=True)
-    seat = playing_seat(ctx, game, board, user.userid)
-    state = game.decode(board.state)
-    check_running(game, board, state)
-    check_guard(game, board, guard)
-    return user, board, seat, state
+    board = load(ctx.connection, game, number, lock=True)
+    seat = playing_seat(board, user.userid)
+    check_running(board)
+    check_guard(board, guard)
+    return user, board, seat
 
 
 def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
-    user, board, seat, state = player_on_running_board(
-        ctx, game, command.userid, command.password, command.board, command.guard
-    )
-    if seat not in game.to_move(state):
-        waiting = views.names_and(views.to_move_names(game, board, state))
+    user, board, seat = player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
+    record = board.record
+    if seat not in game.to_move(board.state):
+        waiting = views.names_and(views.to_move_names(game, record, board.state))
         raise ServiceError(
-            f"It is not your turn on {game.title} board {board.board}: {waiting} is to move.",
+            f"It is not your turn on {game.title} board {record.board}: {waiting} is to move.",
             "wait for the board mail that says it is your turn",
-            game=game.name, board=board.board,
+            game=game.name, board=record.board,
         )
-    lapsing = board.proposal
+    lapsing = record.proposal
     try:
-        new_state = _play(ctx, game, board, state, seat, command.move)
+        played = play(ctx, board, seat, command.move)
     except IllegalMove as error:
         raise ServiceError(
             error.message,
             f"{syntax(game.name, 'move')}; '{game.name} help' explains the moves",
-            game=game.name, board=board.board, board_text=views.position(game, board, state, seat),
+            game=game.name, board=record.board, board_text=views.position(game, record, board.state, seat),
         ) from None
-    records.save_board(ctx.connection, board)
-    new_state, dropped = play_queued(ctx, game, board, new_state)
-    lead = views.wrap(f"{views.whose_proposal(lapsing, board)} lapses with this move.", hang="") if lapsing else ""
-    return dropped + mails_to_players(ctx, game, board, new_state, lead=lead, commenter=user.userid)
+    played, dropped = play_queued(ctx, played)
+    saved = save(ctx.connection, played)
+    lead = views.wrap(f"{views.whose_proposal(lapsing, record)} lapses with this move.", hang="") if lapsing else ""
+    return dropped + mails_to_players(ctx, saved, lead=lead, commenter=user.userid)
 
 
 def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
-    user, board, seat, _ = player_on_running_board(
-        ctx, game, command.userid, command.password, command.board, command.guard
-    )
-    return end_by_resignation(ctx, game, board, seat, f"{user.userid} resigned", commenter=user.userid)
+    user, board, seat = player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
+    return end_by_resignation(ctx, board, seat, f"{user.userid} resigned", commenter=user.userid)
 
 
-def end_by_resignation(
-    ctx: Context, game: Game, board: BoardRecord, seat: int, reason: str, commenter: str = "", move: str = "resign",
-) -> list[Reply]:
-    """`seat` loses the board by `move` (a server move: resign, forfeit)."""
-    state = game.decode(board.state)
-    _record(ctx, board, seat, move, False)
-    finish(ctx, board, [s for s in range(len(board.seats)) if s != seat], None, reason)
-    records.save_board(ctx.connection, board)
-    return mails_to_players(ctx, game, board, state, commenter=commenter)
-
-
-def finish(ctx: Context, board: BoardRecord, winners: list[int], scores: list[Any] | None, reason: str) -> None:
-    """The board is over: keep its result, with the rating changes it caused
-    (written with the board's other changes by `records.save_board`)."""
-    board.status = "finished"
-    board.proposal = None
-    records.clear_queue(ctx.connection, board.id)
-    board.result = {"winners": winners, "scores": scores, "reason": reason}
-    unrated = ratings.unrated_because(ctx, board)
-    if unrated is None:
-        board.result["ratings"] = ratings.rate_board(ctx, board, winners)
-    else:
-        board.result["unrated"] = unrated
-
-
-# -- queries -------------------------------------------------------------------
+def end_by_resignation(ctx: Context, board: Board, seat: int, reason: str, commenter: str = "", move: str = "resign") -> list[Reply]:
+    """`seat` loses the board by `move` (a server move: resign, forfeit); the board is saved and mailed."""
+    resigned = board.server_move(seat, move, ctx.now, ctx.comment)
+    winners = [s for s in range(len(board.record.seats)) if s != seat]
+    saved = save(ctx.connection, ratings.finish(ctx, resigned, winners, None, reason))
+    return mails_to_players(ctx, saved, commenter=commenter)

@@ -19,7 +19,7 @@ from typing import Any
 from pbmserv.gamekit import Game
 from pbmserv.gamekit.search import Decision, decide
 from pbmserv.service import bots
-from pbmserv.service.boards import replay
+from pbmserv.service.board import replay
 from pbmserv.service.replays import SERVER_MOVES
 from pbmserv.store.records import BoardRecord, MoveRecord
 

@@ -123,7 +123,7 @@ class BotQueue:
         if cheaper_than is not None:
             busy = {turn.player for turn in self._thinking}
             turns = [turn for turn in turns if turn.cost < cheaper_than.cost and turn.player not in busy]
-        return min(turns, key=lambda turn: (self._served.get(turn.player, 0), turn.board.updated_at), default=None)
+        return min(turns, key=lambda turn: (self._served.get(turn.player, 0), turn.record.updated_at), default=None)
 
     def _serve(self, turn: Turn) -> None:
         """Think the turn out and hand it in; a think that fails is logged,
@@ -141,14 +141,14 @@ class BotQueue:
         except Stopped:
             raise
         except Exception:
-            log.exception("%s on %s board %s: the think failed; tried again later", turn.userid, turn.game.name, turn.board.board)
+            log.exception("%s on %s board %s: the think failed; tried again later", turn.userid, turn.game.name, turn.record.board)
             self._failed.add(turn.due_key)
             return
         finally:
             self._thinking.pop()
         log.info(
             "%s on %s board %s for %s, %s (thought %.2f s, %.2f s more for other players' turns)",
-            turn.userid, turn.game.name, turn.board.board, turn.player or "nobody", what, self.timer() - began - clock.lent, clock.lent,
+            turn.userid, turn.game.name, turn.record.board, turn.player or "nobody", what, self.timer() - began - clock.lent, clock.lent,
         )
         self.intake.accept([(mail, None, turn.reply_to)])
         self.handed_in.add(turn.due_key)

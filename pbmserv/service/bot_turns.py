@@ -30,6 +30,7 @@ from pbmserv.gamekit import Game
 from pbmserv.gamekit.search import STRENGTHS
 from pbmserv.mail.outbound import message_bytes
 from pbmserv.service import bot_manners, bots, reply_addresses
+from pbmserv.service.board import Board
 from pbmserv.service.bot_manners import SearchClock
 from pbmserv.service.catalog import Catalog
 from pbmserv.store import records
@@ -50,20 +51,27 @@ class Turn:
     """A bot's seat on a board, as the board stood when it was read: a turn
     to move, or a proposal to answer."""
 
-    game: Game
-    board: BoardRecord
+    board: Board
     seat: int
     reply_to: str  # the bot's reply address on this board
 
     @property
+    def game(self) -> Game:
+        return self.board.game
+
+    @property
+    def record(self) -> BoardRecord:
+        return self.board.record
+
+    @property
     def userid(self) -> str:
-        return self.board.seats[self.seat]
+        return self.record.seats[self.seat]
 
     @property
     def player(self) -> str:
         """The account that waits for the bot: the board's player ("" on a
         board of bots alone, which a challenge no longer makes)."""
-        return next((userid for userid in self.board.seats if not bots.is_bot(userid)), "")
+        return next((userid for userid in self.record.seats if not bots.is_bot(userid)), "")
 
     @property
     def cost(self) -> float:
@@ -73,32 +81,33 @@ class Turn:
     @property
     def number(self) -> int:
         """The number the bot's move will have."""
-        return self.board.move_count + 1
+        return self.record.move_count + 1
 
     @property
     def key(self) -> str:
         """The board as it stands, for the bot's seat: what a mail of the
         bot names (a board changes when a move is made or taken back, or a
         proposal made)."""
-        stamp = self.board.updated_at.strftime("%Y%m%d%H%M%S%f")
-        return f"{self.game.name}.{self.board.board}.{self.seat + 1}.{self.number}.{stamp}"
+        stamp = self.record.updated_at.strftime("%Y%m%d%H%M%S%f")
+        return f"{self.game.name}.{self.record.board}.{self.seat + 1}.{self.number}.{stamp}"
 
     @property
     def answer_key(self) -> str:
         """The proposal waiting for the bot: who made it, of what, on the board as it stands."""
-        proposal = self.board.proposal
+        proposal = self.record.proposal
         assert proposal is not None, "a proposal waits for the bot"
         return f"{self.key}.{proposal['kind']}.{proposal['by'] + 1}"
 
     @property
     def answers_proposal(self) -> bool:
         """Whether a proposal open on the board waits for the bot's answer."""
-        return self.board.proposal is not None and self.seat not in self.board.proposal["accepted"]
+        proposal = self.record.proposal
+        return proposal is not None and self.seat not in proposal["accepted"]
 
     @property
     def moves(self) -> bool:
         """Whether the bot is to move, and has no proposal to answer first (a move would let it lapse)."""
-        return not self.answers_proposal and self.seat in self.game.to_move(self.game.decode(self.board.state))
+        return not self.answers_proposal and self.seat in self.game.to_move(self.board.state)
 
     @property
     def due_key(self) -> str:
@@ -110,16 +119,17 @@ def bot_seats(connection: Connection, catalog: Catalog, key: ServerKey, server_a
     """Every bot's seat on every running board, oldest board first."""
     seats = []
     accounts: dict[str, Account | None] = {}
-    for board in records.running_boards_seating(connection, "bot"):
-        if board.game_type not in catalog:
+    for record in records.running_boards_seating(connection, "bot"):
+        if record.game_type not in catalog:
             continue
-        game = catalog.get(board.game_type)
-        for seat, userid in enumerate(board.seats):
+        board = Board.of(catalog.get(record.game_type), record)
+        for seat, userid in enumerate(record.seats):
             if bots.is_bot(userid) and userid not in accounts:
                 accounts[userid] = records.find_account(connection, userid)
             bot = accounts.get(userid)
             if bot is not None:
-                seats.append(Turn(game, board, seat, reply_addresses.seat_address(key, server_address, game.name, board.board, seat, bot)))
+                address = reply_addresses.seat_address(key, server_address, record.game_type, record.board, seat, bot)
+                seats.append(Turn(board, seat, address))
     return seats
 
 
@@ -144,8 +154,8 @@ def think(turn: Turn, engine: Engine, *, iterations: int | None = None, clock: S
     secrets anew, `Game.determinize`), or `resign` when it cannot save the
     game (`bot_manners.resigns`). The random choices are seeded by the
     board and the move number; with `iterations`, so is the move."""
-    game, board = turn.game, turn.board
-    decision = bot_manners.turn_decision(game, board, game.decode(board.state), turn.seat, turn.number, iterations, clock)
+    game, board = turn.game, turn.record
+    decision = bot_manners.turn_decision(game, board, turn.board.state, turn.seat, turn.number, iterations, clock)
 
     def board_moves() -> list[records.MoveRecord]:
         with reading(engine) as connection:
@@ -156,15 +166,14 @@ def think(turn: Turn, engine: Engine, *, iterations: int | None = None, clock: S
 
 def judge_proposal(turn: Turn, *, iterations: int | None = None, clock: SearchClock = time.perf_counter) -> str:
     """`accept` or `reject`: the bot's answer to the proposal waiting for it."""
-    state = turn.game.decode(turn.board.state)
-    return bot_manners.answer(turn.game, turn.board, state, turn.seat, f"answer/{turn.key}", iterations, clock)
+    return bot_manners.answer(turn.game, turn.record, turn.board.state, turn.seat, f"answer/{turn.key}", iterations, clock)
 
 
 def _bot_mail(turn: Turn, message_id: str, body: str, now: datetime) -> bytes:
     headers = [
         ("From", f"{turn.userid}@{BOT_DOMAIN}"),
         ("To", turn.reply_to),
-        ("Subject", f"Re: {turn.game.title} Board {turn.board.board}"),
+        ("Subject", f"Re: {turn.game.title} Board {turn.record.board}"),
         ("Date", format_datetime(now)),
         ("Message-ID", f"<{message_id}@{BOT_DOMAIN}>"),
     ]

@@ -27,7 +27,7 @@ from typing import Any
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Moves
 from pbmserv.service import memo, views
-from pbmserv.service.boards import check_running, load_board, playing_seat
+from pbmserv.service.board import check_running, load, playing_seat
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.memo import Memo
@@ -43,9 +43,9 @@ _PAIR = re.compile(r"([^\s,]+)[\s,]+([^\s,]+)")
 
 
 def moves(ctx: Context, game: Game, command: Moves) -> list[Reply]:
-    board = load_board(ctx, game, command.board)
-    state = game.decode(board.state)
-    check_running(game, board, state)
+    loaded = load(ctx.connection, game, command.board)
+    board, state = loaded.record, loaded.state
+    check_running(loaded)
     usage = f"{game.name} moves {board.board} userid password"
     seats = sorted(game.to_move(state))
     hidden = any(game.viewpoint(state, seat) is not None for seat in seats)
@@ -58,7 +58,7 @@ def moves(ctx: Context, game: Game, command: Moves) -> list[Reply]:
             )
     else:
         user = ctx.authenticate(command.userid, command.password)
-        seat = playing_seat(ctx, game, board, user.userid)
+        seat = playing_seat(loaded, user.userid)
         if seat not in seats:
             raise ServiceError(
                 f"It is not your turn on {game.title} board {board.board}: "

@@ -8,6 +8,7 @@ from typing import Any
 from pbmserv.gamekit import Game, IllegalMove
 from pbmserv.protocol.commands import Preview, Queue
 from pbmserv.service import boards, showing, views
+from pbmserv.service.board import load, playing_seat, position
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
@@ -17,10 +18,9 @@ from pbmserv.store.records import BoardRecord
 # -- queue -----------------------------------------------------------------------
 def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
     """Keep the player's next move (replacing an earlier one); only the sender hears of it."""
-    user, board, seat, state = boards.player_on_running_board(
-        ctx, game, command.userid, command.password, command.board
-    )
-    if seat in game.to_move(state):
+    user, loaded, seat = boards.player_on_running_board(ctx, game, command.userid, command.password, command.board)
+    board = loaded.record
+    if seat in game.to_move(loaded.state):
         raise ServiceError(
             f"It is your turn on {game.title} board {board.board} already, so there is nothing to queue.",
             f"send the move itself: {boards.syntax(game.name, 'move')}",
@@ -46,11 +46,12 @@ def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     """The board (as it stands, or after move n) after the given moves, as the
     sender sees it; nothing is saved."""
     user = ctx.authenticate(command.userid, command.password)
-    board = boards.load_board(ctx, game, command.board.board)
-    seat = boards.playing_seat(ctx, game, board, user.userid)
+    loaded = load(ctx.connection, game, command.board.board)
+    board = loaded.record
+    seat = playing_seat(loaded, user.userid)
     at = command.board.at_move
     showing.check_position(game, board, at, f"{game.name} preview {board.board}#n {user.userid} password move")
-    state, moves = boards.position(ctx, game, board, at)
+    state, moves = position(ctx.connection, loaded, at)
     known = game.known_to(state, seat)
     if known is None:
         _check_no_secrets(game, board, moves, seat)

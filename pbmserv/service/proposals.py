@@ -13,7 +13,8 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Proposal
-from pbmserv.service import boards, views
+from pbmserv.service import boards, ratings, views
+from pbmserv.service.board import Board, replay, save
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
@@ -29,46 +30,42 @@ PROPOSED = "proposal"
 
 
 def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
-    user, board, seat, _ = boards.player_on_running_board(
-        ctx, game, command.userid, command.password, command.board, command.guard
-    )
+    user, board, seat = boards.player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
     if command.action in KINDS:
-        lead = _open(ctx, game, board, seat, KINDS[command.action])
+        board, lead = _open(ctx, board, seat, KINDS[command.action])
     elif command.action == "accept":
-        lead = _accept(ctx, game, board, seat)
+        board, lead = _accept(ctx, board, seat)
     else:
-        lead = _reject(game, board, seat)
-    records.save_board(ctx.connection, board)
-    return boards.mails_to_players(
-        ctx, game, board, game.decode(board.state), lead=views.wrap(lead, hang=""), commenter=user.userid,
-    )
+        board, lead = _reject(board, seat)
+    saved = save(ctx.connection, board)
+    return boards.mails_to_players(ctx, saved, lead=views.wrap(lead, hang=""), commenter=user.userid)
 
 
-def _error(game: Game, board: BoardRecord, message: str, hint: str) -> ServiceError:
-    return ServiceError(message, hint, game=game.name, board=board.board)
+def _error(board: Board, message: str, hint: str) -> ServiceError:
+    return ServiceError(message, hint, game=board.game.name, board=board.record.board)
 
 
-def _answer_hint(game: Game, board: BoardRecord) -> str:
-    return f"'{game.name} move {board.board} userid password accept' (or reject) answers it"
+def _answer_hint(board: Board) -> str:
+    return f"'{board.game.name} move {board.record.board} userid password accept' (or reject) answers it"
 
 
-def _open(ctx: Context, game: Game, board: BoardRecord, seat: int, kind: str) -> str:
-    if board.proposal is not None:
-        raise _error(game, board, f"{views.whose_proposal(board.proposal, board)} is still open on board {board.board}.", _answer_hint(game, board))
+def _open(ctx: Context, board: Board, seat: int, kind: str) -> tuple[Board, str]:
+    record = board.record
+    if record.proposal is not None:
+        raise _error(board, f"{views.whose_proposal(record.proposal, record)} is still open on board {record.board}.", _answer_hint(board))
     proposal: dict[str, Any] = {"kind": kind, "by": seat, "accepted": [seat]}
     if kind == "undo":
-        own = [move.number for move in records.board_moves(ctx.connection, board.id) if move.seat == seat]
+        own = [move.number for move in records.board_moves(ctx.connection, record.id) if move.seat == seat]
         if not own:
-            raise _error(game, board, f"You have made no move on board {board.board} to take back.", "make a move instead")
+            raise _error(board, f"You have made no move on board {record.board} to take back.", "make a move instead")
         proposal["from"] = own[-1]
-    if not ctx.rates.take(PROPOSED, f"{board.id} {seat}", ctx.now, PROPOSALS_PER_HOUR):
+    if not ctx.rates.take(PROPOSED, f"{record.id} {seat}", ctx.now, PROPOSALS_PER_HOUR):
         raise _error(
-            game, board, f"You have made {PROPOSALS_PER_HOUR} offers and requests on board {board.board} in the last hour, "
+            board, f"You have made {PROPOSALS_PER_HOUR} offers and requests on board {record.board} in the last hour, "
             "the most the server passes on.", "make a move, or offer again in an hour",
         )
-    board.proposal = proposal
-    board.updated_at = ctx.now
-    return f"{views.whose_proposal(proposal, board)}: {_what_it_does(proposal, board)} {_answer_hint(game, board)}."
+    lead = f"{views.whose_proposal(proposal, record)}: {_what_it_does(proposal, record)} {_answer_hint(board)}."
+    return board.propose(proposal, ctx.now), lead
 
 
 def _what_it_does(proposal: dict[str, Any], board: BoardRecord) -> str:
@@ -85,62 +82,59 @@ def _moves_taken_back(proposal: dict[str, Any], board: BoardRecord) -> str:
     return f"moves {first} {'and' if last == first + 1 else 'to'} {last} are"
 
 
-def _accept(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
-    proposal = _open_proposal(game, board)
+def _accept(ctx: Context, board: Board, seat: int) -> tuple[Board, str]:
+    record = board.record
+    proposal = _open_proposal(board)
     if seat in proposal["accepted"]:
-        raise _error(game, board, f"You have agreed to {views.whose_proposal(proposal, board)} already.", "wait for the other players' answers")
+        raise _error(board, f"You have agreed to {views.whose_proposal(proposal, record)} already.", "wait for the other players' answers")
     accepted = [*proposal["accepted"], seat]
-    waiting = [board.seats[s] for s in range(len(board.seats)) if s not in accepted]
+    waiting = [record.seats[s] for s in range(len(record.seats)) if s not in accepted]
     if waiting:
-        board.proposal = {**proposal, "accepted": accepted}
-        return f"{board.seats[seat]} accepts {views.whose_proposal(proposal, board)}; waiting for {views.names_and(waiting)}."
-    board.proposal = None
+        lead = f"{record.seats[seat]} accepts {views.whose_proposal(proposal, record)}; waiting for {views.names_and(waiting)}."
+        return board.with_proposal({**proposal, "accepted": accepted}), lead
+    board = board.with_proposal(None)
     if proposal["kind"] == "draw":
-        boards.finish(ctx, board, [], None, DRAW_REASON)
-        return f"{views.whose_proposal(proposal, board)} is accepted by every player."
-    return _take_back(ctx, game, board, proposal)
+        return ratings.finish(ctx, board, [], None, DRAW_REASON), f"{views.whose_proposal(proposal, record)} is accepted by every player."
+    return _take_back(ctx, board, proposal)
 
 
-def _take_back(ctx: Context, game: Game, board: BoardRecord, proposal: dict[str, Any]) -> str:
+def _take_back(ctx: Context, board: Board, proposal: dict[str, Any]) -> tuple[Board, str]:
     """Undo the proposer's last move and every move after it: the state is
     the replay of the moves before them."""
-    moves = records.board_moves(ctx.connection, board.id)
-    first = proposal.get("from", board.move_count)
-    kept = [move for move in moves if move.number < first]
-    state = boards.replay(game, board, kept)
-    lead = f"{views.whose_proposal(proposal, board)} is accepted by every player: {_moves_taken_back(proposal, board)} taken back."
-    for move in reversed(moves[len(kept):]):
-        records.remove_move(ctx.connection, board.id, move.number)
-    board.move_count = len(kept)
-    board.state = game.encode(state)
-    board.updated_at = ctx.now
-    return lead
+    record = board.record
+    first = proposal.get("from", record.move_count)
+    kept = records.board_moves(ctx.connection, record.id, first - 1)
+    state = replay(board.game, record, kept)
+    lead = f"{views.whose_proposal(proposal, record)} is accepted by every player: {_moves_taken_back(proposal, record)} taken back."
+    return board.take_back(first, state, ctx.now), lead
 
 
-def _open_proposal(game: Game, board: BoardRecord) -> dict[str, Any]:
-    if board.proposal is None:
+def _open_proposal(board: Board) -> dict[str, Any]:
+    record = board.record
+    if record.proposal is None:
         raise _error(
-            game, board, f"Nothing is proposed on board {board.board}, so there is nothing to accept or reject.",
-            f"'{game.name} move {board.board} userid password propose' offers a draw, '... undo' asks to take back your last move",
+            board, f"Nothing is proposed on board {record.board}, so there is nothing to accept or reject.",
+            f"'{board.game.name} move {record.board} userid password propose' offers a draw, '... undo' asks to take back your last move",
         )
-    return board.proposal
+    return record.proposal
 
 
-def _reject(game: Game, board: BoardRecord, seat: int) -> str:
-    proposal = _open_proposal(game, board)
-    board.proposal = None
+def _reject(board: Board, seat: int) -> tuple[Board, str]:
+    record = board.record
+    proposal = _open_proposal(board)
     if seat == proposal["by"]:
-        return f"{board.seats[seat]} withdraws the {views.proposal_noun(proposal)}."
-    return f"{board.seats[seat]} rejects {views.whose_proposal(proposal, board)}."
+        lead = f"{record.seats[seat]} withdraws the {views.proposal_noun(proposal)}."
+    else:
+        lead = f"{record.seats[seat]} rejects {views.whose_proposal(proposal, record)}."
+    return board.with_proposal(None), lead
 
 
-def draw_at_forfeit(ctx: Context, game: Game, board: BoardRecord, seat: int, days: int) -> list[Reply]:
+def drawn_at_forfeit(ctx: Context, board: Board, seat: int, days: int) -> Board | None:
     """A late player's silence accepts another player's open draw offer at the
-    forfeit age: the board ends drawn instead of forfeited. No mails if there is none."""
-    proposal = board.proposal
+    forfeit age: the board ends drawn instead of forfeited. None if there is no such offer."""
+    record = board.record
+    proposal = record.proposal
     if proposal is None or proposal["kind"] != "draw" or proposal["by"] == seat:
-        return []
-    reason = f"{board.seats[seat]} did not answer {views.whose_proposal(proposal, board)} in {counted(days, 'day')}"
-    boards.finish(ctx, board, [], None, reason)
-    records.save_board(ctx.connection, board)
-    return boards.mails_to_players(ctx, game, board, game.decode(board.state))
+        return None
+    reason = f"{record.seats[seat]} did not answer {views.whose_proposal(proposal, record)} in {counted(days, 'day')}"
+    return ratings.finish(ctx, board, [], None, reason)

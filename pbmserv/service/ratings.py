@@ -13,6 +13,7 @@ from typing import Any
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.service import policies, views
+from pbmserv.service.board import Board, played_moves
 from pbmserv.service.bots import is_bot
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.replays import SERVER_MOVES
@@ -65,23 +66,31 @@ def pair_score(seat: int, other: int, winners: list[int]) -> float:
     return 0.5 + ((seat in winners) - (other in winners)) / 2
 
 
-def unrated_because(ctx: Context, board: BoardRecord) -> str | None:
+def finish(ctx: Context, board: Board, winners: list[int], scores: list[Any] | None, reason: str) -> Board:
+    """The board over, with the rating changes it caused (or why it is not rated)."""
+    unrated = _unrated_because(ctx, board)
+    rating = {"ratings": _rate_board(ctx, board.record, winners)} if unrated is None else {"unrated": unrated}
+    return board.finish(winners, scores, reason, rating)
+
+
+def _unrated_because(ctx: Context, board: Board) -> str | None:
     """Why the finished board does not count towards ratings, or None if it
     does. Only a game played counts: each player made RATED_MOVES_EACH moves
     of their own (a board resigned at once says nothing of strength, and is
     the cheapest way to feed one account's rating from others), and every
     player but the bots has an address that a reply proved theirs."""
-    humans = [userid for userid in board.seats if not is_bot(userid)]
+    seats = board.record.seats
+    humans = [userid for userid in seats if not is_bot(userid)]
     unconfirmed = [userid for userid, addresses in ctx.addresses(humans).items() if not addresses]
     if unconfirmed:
         return f"{views.names_and(unconfirmed)} has no confirmed address"
-    made = Counter(seat for seat, text in records.played_moves(ctx.connection, board.id, board.move_count) if text not in SERVER_MOVES)
-    if any(made[seat] < RATED_MOVES_EACH for seat in range(len(board.seats))):
+    made = Counter(seat for seat, text in played_moves(ctx.connection, board) if text not in SERVER_MOVES)
+    if any(made[seat] < RATED_MOVES_EACH for seat in range(len(seats))):
         return f"a board counts once each player has made {RATED_MOVES_EACH} moves"
     return None
 
 
-def rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:
+def _rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:
     """Rate the finished board (a resignation or forfeit is a loss); returns
     each player's rating before and after, as the board's result keeps them."""
     rows = [_rating_of(ctx, userid, board.game_type) for userid in board.seats]

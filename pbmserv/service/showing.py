@@ -6,7 +6,8 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, ShowBoards, ShowUsers
 from pbmserv.service import subscriptions, views
 from pbmserv.service.answers import MOST_MAIL_CHARS
-from pbmserv.service.boards import listed_position, load_board, moves_to_list, playing_seat
+from pbmserv.service.board import Board, listed_position, load, playing_seat
+from pbmserv.service.boards import moves_to_list
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import records
@@ -19,7 +20,7 @@ SECTIONS_CHARS = MOST_MAIL_CHARS - 2_000
 
 def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
     return [
-        _position_reply(ctx, game, load_board(ctx, game, ref.board), ref, None, f"{game.name} show {ref.board}#n")
+        _position_reply(ctx, load(ctx.connection, game, ref.board), ref, None, f"{game.name} show {ref.board}#n")
         for ref in command.boards
     ]
 
@@ -29,27 +30,27 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     replies = []
     for ref in command.boards:
-        board = load_board(ctx, game, ref.board)
-        seat = playing_seat(ctx, game, board, user.userid)
-        usage = f"{game.name} showas {user.userid} password {board.board}#n"
-        replies.append(_position_reply(ctx, game, board, ref, seat, usage, f"(As {user.userid} sees it.)"))
+        board = load(ctx.connection, game, ref.board)
+        seat = playing_seat(board, user.userid)
+        usage = f"{game.name} showas {user.userid} password {board.record.board}#n"
+        replies.append(_position_reply(ctx, board, ref, seat, usage, f"(As {user.userid} sees it.)"))
     return replies
 
 
 def _position_reply(
-    ctx: Context, game: Game, board: BoardRecord, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
+    ctx: Context, loaded: Board, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
 ) -> Reply:
     """The board (at `ref.at_move`, if given) with its move list (as much of it as a list shows), to the sender."""
-    at = ref.at_move
+    game, board, at = loaded.game, loaded.record, ref.at_move
     check_position(game, board, at, usage)
-    state, moves = listed_position(ctx, game, board, at)
+    state, moves = listed_position(ctx.connection, loaded, at)
     leads = [lead, f"(The position after move {at} of {board.move_count}.)" if at is not None else ""]
     body = views.board_mail(
         game, board, moves, state, viewer, recent=None,
         lead="\n".join(line for line in leads if line),
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
     )
-    return Reply((ctx.sender,), views.subject(game, board, game.decode(board.state)), body)
+    return Reply((ctx.sender,), views.subject(game, board, loaded.state), body)
 
 
 def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -> None:
@@ -64,7 +65,7 @@ def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -
 def all_show(ctx: Context, command: AllShow) -> list[Reply]:
     """Every board of every game type where the user plays, in one mail."""
     ctx.known_user(command.userid)
-    found = [(game, b) for game in ctx.catalog for b in boards_of(ctx, game, (command.userid,), command.which)]
+    found = [board for game in ctx.catalog for board in boards_of(ctx, game, (command.userid,), command.which)]
     heading = {
         "active": f"Active boards of {command.userid} in every game",
         "next": f"Boards waiting for {command.userid} in every game",
@@ -73,7 +74,7 @@ def all_show(ctx: Context, command: AllShow) -> list[Reply]:
     return [Reply((ctx.sender,), f"pbmserv all show {command.userid} {command.which}", body)]
 
 
-def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_all: str) -> str:
+def _board_sections(ctx: Context, boards: list[Board], where_all: str) -> str:
     """The boards one after another, at most MOST_BOARDS_IN_A_MAIL of them,
     and only as many as fit in SECTIONS_CHARS (a finished board lists its
     moves)."""
@@ -82,8 +83,10 @@ def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_
     rule = "-" * views.LINE_WIDTH
     sections: list[str] = []
     used = 0
-    for game, b in boards[:MOST_BOARDS_IN_A_MAIL]:
-        section = views.board_mail(game, b, moves_to_list(ctx, b), game.decode(b.state), None, recent=ctx.settings.recent_moves)
+    for board in boards[:MOST_BOARDS_IN_A_MAIL]:
+        section = views.board_mail(
+            board.game, board.record, moves_to_list(ctx, board.record), board.state, None, recent=ctx.settings.recent_moves,
+        )
         used += len(section) + len(rule) + 2
         if sections and used > SECTIONS_CHARS:
             break
@@ -96,16 +99,18 @@ def _board_sections(ctx: Context, boards: list[tuple[Game, BoardRecord]], where_
     return "\n" + f"\n{rule}\n\n".join(sections)
 
 
-def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[BoardRecord]:
+def boards_of(ctx: Context, game: Game, userids: tuple[str, ...], which: str) -> list[Board]:
     for userid in userids:
         ctx.known_user(userid)
     status = {"active": "active", "next": "active", "inactive": "finished"}.get(which)
-    boards = [b for b in records.boards_in_game(ctx.connection, game.name, status) if all(u in b.seats for u in userids)]
+    boards = [
+        Board.of(game, b) for b in records.boards_in_game(ctx.connection, game.name, status) if all(u in b.seats for u in userids)
+    ]
     if which == "next":
         boards = [
             b for b in boards
-            if any(b.seats[seat] in userids for seat in game.to_move(game.decode(b.state)))
-            or (not userids and game.to_move(game.decode(b.state)))
+            if any(b.record.seats[seat] in userids for seat in game.to_move(b.state))
+            or (not userids and game.to_move(b.state))
         ]
     return boards
 
@@ -120,7 +125,7 @@ def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
     boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
     body = f"{heading}: {len(boards) or 'none'}.\n" + _board_sections(
-        ctx, [(game, b) for b in boards], f"'{game.name} games {' '.join(command.userids)}' lists them".replace("  ", " "),
+        ctx, boards, f"'{game.name} games {' '.join(command.userids)}' lists them".replace("  ", " "),
     )
     return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]
 
@@ -131,10 +136,10 @@ def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
     lines = [f"{heading}: {len(boards) or 'none'}."]
     if boards:
         lines += ["", f"{'Board':>5}  {'Moves':>5}  {'Last move':<10}  Players: state"]
-        for b in boards:
-            state = game.decode(b.state)
+        for board in boards:
+            b = board.record
             lines.append(
                 f"{b.board:>5}  {b.move_count:>5}  {b.updated_at:%Y-%m-%d}  "
-                f"{' vs '.join(b.seats)}: {views.short_status(game, b, state)}"
+                f"{' vs '.join(b.seats)}: {views.short_status(game, b, board.state)}"
             )
     return [Reply((ctx.sender,), f"{game.title} Games", "\n".join(lines) + "\n")]

@@ -7,7 +7,8 @@ from dataclasses import replace
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscribe, Unsubscribe
 from pbmserv.service import policies, subscriptions, views
-from pbmserv.service.boards import load_board, moves_to_list, syntax
+from pbmserv.service.board import load
+from pbmserv.service.boards import moves_to_list, syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
 from pbmserv.store import following, users
@@ -51,7 +52,8 @@ def _follow_new_boards(ctx: Context, game: Game, user: Account) -> list[Reply]:
 def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: bool) -> list[Reply]:
     """Subscribe `user` to the board: every mail, or only the final one."""
     verb = "notify" if final_only else "subscribe"
-    board = load_board(ctx, game, number)
+    loaded = load(ctx.connection, game, number)
+    board = loaded.record
     if user.userid in board.seats:
         raise ServiceError(
             f"{user.userid} plays on {game.title} board {board.board} and gets its mails anyway.",
@@ -75,9 +77,8 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
     following.subscribe(ctx.connection, user.id, board.id, final_only=final_only, now=ctx.now)
     what = "only the final result of" if final_only else "every mail of"
     lead = f"({user.userid} now gets {what} this board.)"
-    state = game.decode(board.state)
     body = views.board_mail(
-        game, board, moves_to_list(ctx, board), state, None, recent=ctx.settings.recent_moves, lead=lead,
+        game, board, moves_to_list(ctx, board), loaded.state, None, recent=ctx.settings.recent_moves, lead=lead,
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
     )
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} {verb} {user.userid}", body)]
@@ -87,7 +88,7 @@ def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     if command.board is None:
         return _unsubscribe_all(ctx, game, user)
-    board = load_board(ctx, game, command.board)
+    board = load(ctx.connection, game, command.board).record
     found = following.find_subscription(ctx.connection, board.id, user.id)
     if found is None:
         raise ServiceError(
@@ -154,7 +155,7 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
     """The body goes to the players and the subscribers of the board (not to
     `notify` subscribers), the sender's own copy included."""
     user = ctx.authenticate(command.userid, command.password)
-    board = load_board(ctx, game, command.board)
+    board = load(ctx.connection, game, command.board).record
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
     if user.userid not in board.seats and user.id not in {s.user_id for s in board_subscriptions}:
         raise ServiceError(

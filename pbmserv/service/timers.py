@@ -13,6 +13,7 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Vacation as VacationCommand
 from pbmserv.service import boards, bots, proposals, views
 from pbmserv.service.accounts import mail_addresses
+from pbmserv.service.board import Board, save
 from pbmserv.service.context import Context, Reply, as_utc
 from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
@@ -131,36 +132,35 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
     running). Returns the mails and a line for each thing done."""
     replies: list[Reply] = []
     report: list[str] = []
-    running = records.running_boards_among(ctx.connection, board_ids)
-    for board in running:
-        if board.game_type not in ctx.catalog:
+    for record in records.running_boards_among(ctx.connection, board_ids):
+        if record.game_type not in ctx.catalog:
             continue
-        game = ctx.catalog.get(board.game_type)
-        state = game.decode(board.state)
-        nag_days, forfeit_days = board.timers["nagtime"], board.timers["forfeittime"]
+        board = Board.of(ctx.catalog.get(record.game_type), record)
+        game, state = board.game, board.state
+        nag_days, forfeit_days = record.timers["nagtime"], record.timers["forfeittime"]
         late = {
             seat: time for seat in sorted(game.to_move(state))
-            if not bots.is_bot(board.seats[seat]) and (time := lateness(ctx, board, board.seats[seat])) is not None
+            if not bots.is_bot(record.seats[seat]) and (time := lateness(ctx, record, record.seats[seat])) is not None
         }
         forfeiting = [seat for seat, time in late.items() if time >= forfeit_days * DAY]
-        drawn = proposals.draw_at_forfeit(ctx, game, board, forfeiting[0], forfeit_days) if forfeiting else []
-        if drawn:
-            replies += drawn
-            report.append(f"{game.name} board {board.board}: {views.end_reason(board)}")
+        drawn = proposals.drawn_at_forfeit(ctx, board, forfeiting[0], forfeit_days) if forfeiting else None
+        if drawn is not None:
+            saved = save(ctx.connection, drawn)
+            replies += boards.mails_to_players(ctx, saved)
+            report.append(f"{game.name} board {record.board}: {views.end_reason(saved.record)}")
             continue
         if forfeiting:
-            userid = board.seats[forfeiting[0]]
+            userid = record.seats[forfeiting[0]]
             reason = f"{userid} did not move within {counted(forfeit_days, 'day')} and forfeited"
-            replies += boards.end_by_resignation(ctx, game, board, forfeiting[0], reason, move="forfeit")
-            report.append(f"{game.name} board {board.board}: {reason}")
+            replies += boards.end_by_resignation(ctx, board, forfeiting[0], reason, move="forfeit")
+            report.append(f"{game.name} board {record.board}: {reason}")
             continue
-        nagged = [seat for seat, time in late.items() if _nag_due(ctx, board, time, nag_days)]
+        nagged = [seat for seat, time in late.items() if _nag_due(ctx, record, time, nag_days)]
         for seat in nagged:
-            replies.append(_nag(ctx, game, board, state, seat, late[seat], forfeit_days))
-            report.append(f"{game.name} board {board.board}: reminded {board.seats[seat]} ({counted(late[seat].days, 'day')} late)")
+            replies.append(_nag(ctx, game, record, state, seat, late[seat], forfeit_days))
+            report.append(f"{game.name} board {record.board}: reminded {record.seats[seat]} ({counted(late[seat].days, 'day')} late)")
         if nagged:
-            board.nagged_at = ctx.now
-            records.save_board(ctx.connection, board)
+            save(ctx.connection, board.nagged(ctx.now))
     return replies, report
 
 

@@ -4,7 +4,9 @@ accounts, as plain records read and written with Core statements built once.
 A move is what the server does most, and on its path the ORM's identity
 map, unit of work and per-query machinery cost more than the move itself.
 So no command goes through the ORM: a `BoardRecord` is loaded, changed in
-Python and written back with one version-guarded UPDATE (`save_board`).
+Python (a frozen record, changed with `dataclasses.replace` by the
+service's `Board` value) and written back with one version-guarded UPDATE
+(`save_board`).
 The statements of every move are run as `Prepared` ones, on the driver's
 cursor (see `store.prepared`). The ORM models in `models` are the schema;
 the rarer commands have records and functions of their own in `users`,
@@ -14,7 +16,7 @@ the rarer commands have records and functions of their own in `users`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
@@ -44,7 +46,7 @@ USERS = User.__table__
 ADDRESSES = Address.__table__
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BoardRecord:
     """One row of `boards`; see `models.Board` for what the columns hold."""
 
@@ -134,7 +136,7 @@ _RECENT_MOVES = Prepared(
     .order_by(MOVES.c.number)
 )
 _RECORD_MOVE = Prepared(insert(MOVES))
-_REMOVE_MOVE = delete(MOVES).where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number == bindparam("number"))
+_REMOVE_MOVES_AFTER = delete(MOVES).where(MOVES.c.board_id == bindparam("board_id"), MOVES.c.number > bindparam("number"))
 _QUEUED = Prepared(
     select(*(QUEUED.c[name] for name in QueuedRecord._fields)).where(QUEUED.c.board_id == bindparam("board_id"))
 )
@@ -226,17 +228,18 @@ def insert_board(connection: Connection, **values: Any) -> BoardRecord:
     return BoardRecord(id=key[0], **values)
 
 
-def save_board(connection: Connection, board: BoardRecord) -> None:
+def save_board(connection: Connection, board: BoardRecord) -> BoardRecord:
     """Write the changeable columns back, if the row is still the version
     that was read (a second writer's change raises StaleDataError: on
-    PostgreSQL the board is read FOR UPDATE, so that would be a bug)."""
+    PostgreSQL the board is read FOR UPDATE, so that would be a bug); the
+    record as written, its next version."""
     written = _SAVE_BOARD.run(connection, {
         **{name: getattr(board, name) for name in CHANGEABLE},
         "board_id": board.id, "old_version": board.version, "new_version": board.version + 1,
     })
     if written != 1:
         raise StaleDataError(f"board {board.id} changed under this command (version {board.version})")
-    board.version += 1
+    return replace(board, version=board.version + 1)
 
 
 # -- moves -----------------------------------------------------------------------
@@ -258,12 +261,14 @@ def played_moves(connection: Connection, board_id: int, upto: int) -> list[tuple
     return [(seat, text) for seat, text in _PLAYED.rows(connection, {"board_id": board_id, "upto": upto})]
 
 
-def record_move(connection: Connection, **values: Any) -> None:
-    _RECORD_MOVE.run(connection, values)
+def record_moves(connection: Connection, board_id: int, moves: Sequence[MoveRecord]) -> None:
+    for move in moves:
+        _RECORD_MOVE.run(connection, {"board_id": board_id, **move._asdict()})
 
 
-def remove_move(connection: Connection, board_id: int, number: int) -> None:
-    connection.execute(_REMOVE_MOVE, {"board_id": board_id, "number": number})
+def remove_moves_after(connection: Connection, board_id: int, number: int) -> None:
+    """Delete the board's moves numbered above `number` (moves taken back)."""
+    connection.execute(_REMOVE_MOVES_AFTER, {"board_id": board_id, "number": number})
 
 
 def queued_moves(connection: Connection, board_id: int) -> list[QueuedRecord]:
