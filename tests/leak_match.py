@@ -64,7 +64,7 @@ class Match:
     # -- moves ----------------------------------------------------------------------
     def after(self, seat: int, text_a: str, text_b: str) -> tuple[list[Any], list[tuple[int, str, str]], dict[int, str]]:
         """The states after the move and the queued moves the server then plays
-        (as `boards.play_queued` does), the moves made and the queue left."""
+        (as `playing.play_queued` does), the moves made and the queue left."""
         states = [self.game.play(state, seat, text) for state, text in zip(self.states, (text_a, text_b))]
         made = [(seat, text_a, text_b)]
         waiting = dict(self.queued)

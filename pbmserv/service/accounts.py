@@ -8,11 +8,12 @@ from dataclasses import replace
 from pbmserv.protocol import GLOBAL_VERBS
 from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Signoff, Signup
 from pbmserv.protocol.syntax import MOST_ADDRESSES
-from pbmserv.service import boards as board_commands
+from pbmserv.service import playing
 from pbmserv.service.board import Board
 from pbmserv.service.bots import BOT_USERIDS
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.service.views import wrap
 from pbmserv.store import records, users
 from pbmserv.store.records import Account
@@ -116,6 +117,7 @@ def _confirmation_requests(
     return requests
 
 
+@handles(Signup)
 def signup(ctx: Context, command: Signup) -> list[Reply]:
     usage = GLOBAL_VERBS["signup"].syntax
     if command.userid in RESERVED_USERIDS:
@@ -141,6 +143,7 @@ def signup(ctx: Context, command: Signup) -> list[Reply]:
     return [Reply(_to_user_and_sender(ctx, written), f"pbmserv signup {user.userid}", body), *requests]
 
 
+@handles(ChangePassword)
 def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     _check_password(command.new_password, GLOBAL_VERBS["change"].syntax)
@@ -152,6 +155,7 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     return [Reply(_to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id)), f"pbmserv change password {user.userid}", body)]
 
 
+@handles(ChangeAddress)
 def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     before = mail_addresses(users.addresses_of(ctx.connection, user.id))
@@ -162,6 +166,7 @@ def change_address(ctx: Context, command: ChangeAddress) -> list[Reply]:
     return [Reply(recipients, f"pbmserv change address {user.userid}", body), *_confirmation_requests(ctx, user, written)]
 
 
+@handles(Confirm)
 def confirm(ctx: Context, command: Confirm) -> list[Reply]:
     """The address whose code this is gets the account's mail from now on."""
     user = ctx.known_user(command.userid)
@@ -181,13 +186,14 @@ def confirm(ctx: Context, command: Confirm) -> list[Reply]:
     return [Reply(_to_user_and_sender(ctx, written), f"pbmserv confirm {user.userid}", body)]
 
 
+@handles(Signoff)
 def signoff(ctx: Context, command: Signoff) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     replies: list[Reply] = []
     for record in [b for b in records.running_boards(ctx.connection, lock=True) if user.userid in b.seats]:
         board = Board.of(ctx.catalog.get(record.game_type), record)
         seat = record.seats.index(user.userid)
-        replies += board_commands.end_by_resignation(ctx, board, seat, f"{user.userid} signed off and forfeited")
+        replies += playing.end_by_resignation(ctx, board, seat, f"{user.userid} signed off and forfeited")
     farewell_to = _to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id))
     users.delete_account(ctx.connection, user.id)
     forfeited = len(replies) and " Your live games were forfeited."

@@ -1,27 +1,21 @@
 """Game commands that change a board: challenge, move, resign, each a
-command's changes to a `board.Board` saved once; and the board mails that
-every change of a board sends."""
+command's changes to a `board.Board` saved once, then mailed."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption
 from pbmserv.protocol import GAME_VERBS
-from pbmserv.protocol.commands import (
-    Challenge,
-    Credential,
-    Move,
-    Resign,
-)
-from pbmserv.service import bots, policies, ratings, reply_addresses, subscriptions, views
+from pbmserv.protocol.commands import Challenge, Credential, Move, Resign
+from pbmserv.service import bots, policies, subscriptions, views
 from pbmserv.service.board import Board, check_running, create, load, playing_seat, save
+from pbmserv.service.board_mails import mails_to_players
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError, UnconfirmedUser
+from pbmserv.service.handling import handles
+from pbmserv.service.playing import end_by_resignation, play, play_queued
 from pbmserv.service.rates import HOUR
 from pbmserv.store import records
-from pbmserv.store.records import Account, BoardRecord, QueuedRecord
-from pbmserv.store.states import Kind
+from pbmserv.store.records import Account
 
 FIRST_BOARD = 101
 #: the rate event of a new board, by each player it names
@@ -33,67 +27,14 @@ def syntax(game: str, verb: str) -> str:
 
 
 # -- board mails --------------------------------------------------------------
-def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
-    """The moves an ordinary board mail lists: the last few while the game
-    runs, all once it is over (as many as a move list shows), without
-    loading a long game's whole history."""
-    most = views.MOST_LISTED_MOVES if board.result is not None else ctx.settings.recent_moves
-    return records.recent_moves(ctx.connection, board.id, board.move_count, most)
 
 
-def mails_to_players(
-    ctx: Context, saved: Board, *, subject_prefix: str = "", lead: str = "", commenter: str = "",
-) -> list[Reply]:
-    """The board mail to every player, each seeing the board from their own side,
-    and the public view to the subscribers it is for; the sender gets the
-    public view (without the comment) if they are none of these. The board
-    is saved: its move list is read from the store."""
-    game, board, state = saved.game, saved.record, saved.state
-    moves = moves_to_list(ctx, board)
-    board_subscriptions = subscriptions.board_subscriptions(ctx, board)
-    watchers = subscriptions.watchers(board, board_subscriptions)
-    addresses = ctx.addresses([*board.seats, *watchers])
-    subject = views.subject(game, board, state, subject_prefix)
-
-    secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
-    texts: dict[tuple[int | None, str], str] = {}
-
-    def text(viewer: int | None, comment: str = ctx.comment) -> str:
-        """The mail for `viewer`, made once for all who see the same board."""
-        key = (viewer if secret_moves else game.viewpoint(state, viewer), comment)
-        if key not in texts:
-            texts[key] = views.board_mail(
-                game, board, moves, state, key[0], recent=ctx.settings.recent_moves, comment=comment,
-                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
-            )
-        return texts[key]
-
-    replies = []
-    reached: set[str] = set()
-    for seat, userid in enumerate(board.seats):
-        recipients = addresses.get(userid, ())
-        if recipients:
-            reached.update(recipients)
-            body = text(seat)
-            if board.result is None and seat in game.to_move(state):
-                body += "\n" + views.command_to_paste(game, board, state, seat)
-            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_address_of(ctx, game, board, seat)))
-    recipients = tuple(address for userid in watchers for address in addresses[userid])
-    if recipients:
-        reached.update(recipients)
-        replies.append(Reply(recipients, subject, text(None), Kind.BOARD))
-    if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
-        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), Kind.ANSWER))
-    return replies
 
 
-def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
-    """The reply address of the player in `seat` on the board: theirs alone (`service.reply_addresses`)."""
-    account = ctx.known_user(board.seats[seat])
-    return reply_addresses.seat_address(ctx.key, ctx.settings.address, game.name, board.board, seat, account)
 
 
 # -- challenge ---------------------------------------------------------------
+@handles(Challenge)
 def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     usage = syntax(game.name, "challenge")
     players, given = bots.seat_bots(ctx, game, list(command.userids), command.options, usage)
@@ -189,46 +130,10 @@ def check_guard(board: Board, guard: int | None) -> None:
         )
 
 
-def play(ctx: Context, board: Board, seat: int, text: str, *, auto: bool = False) -> Board:
-    """The board after one move of the game, finished (and rated) if the
-    move ends it; raises IllegalMove and then changes nothing."""
-    played = board.play(seat, text, ctx.now, "" if auto else ctx.comment, auto=auto)
-    outcome = played.outcome
-    if outcome is None:
-        return played
-    return ratings.finish(ctx, played, list(outcome.winners), list(outcome.scores) if outcome.scores else None, outcome.reason)
 
 
-def play_queued(ctx: Context, board: Board) -> tuple[Board, list[Reply]]:
-    """Play the queued moves of the players whose turn it now is, as long as
-    there are any; an illegal one is dropped with a mail to its owner."""
-    dropped: list[Reply] = []
-    waiting = {row.seat: row for row in records.queued_moves(ctx.connection, board.record.id)}
-    while board.record.result is None and waiting:
-        ready = sorted(set(waiting) & set(board.game.to_move(board.state)))
-        if not ready:
-            break
-        queued = waiting.pop(ready[0])
-        records.unqueue(ctx.connection, queued.id)
-        try:
-            board = play(ctx, board, queued.seat, queued.text, auto=True)
-        except IllegalMove as error:
-            dropped.append(_dropped_mail(ctx, board, queued, error.message))
-    return board, dropped
 
 
-def _dropped_mail(ctx: Context, board: Board, queued: QueuedRecord, reason: str) -> Reply:
-    game, record = board.game, board.record
-    userid = record.seats[queued.seat]
-    body = (
-        views.wrap(
-            f"Your queued move '{queued.text}' on {game.title} board {record.board} was not played: {reason} "
-            f"It is your turn now; send your move with '{game.name} move {record.board} {userid} password move'.",
-            hang="",
-        )
-        + "\n\n" + views.position(game, record, board.state, queued.seat) + "\n"
-    )
-    return Reply(ctx.addresses([userid]).get(userid, ()), f"{game.title} Board {record.board} queue {userid} dropped", body, Kind.BOARD)
 
 
 def player_on_running_board(
@@ -244,6 +149,7 @@ def player_on_running_board(
     return user, board, seat
 
 
+@handles(Move)
 def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
     user, board, seat = player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
     record = board.record
@@ -269,14 +175,9 @@ def move(ctx: Context, game: Game, command: Move) -> list[Reply]:
     return dropped + mails_to_players(ctx, saved, lead=lead, commenter=user.userid)
 
 
+@handles(Resign)
 def resign(ctx: Context, game: Game, command: Resign) -> list[Reply]:
     user, board, seat = player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
     return end_by_resignation(ctx, board, seat, f"{user.userid} resigned", commenter=user.userid)
 
 
-def end_by_resignation(ctx: Context, board: Board, seat: int, reason: str, commenter: str = "", move: str = "resign") -> list[Reply]:
-    """`seat` loses the board by `move` (a server move: resign, forfeit); the board is saved and mailed."""
-    resigned = board.server_move(seat, move, ctx.now, ctx.comment)
-    winners = [s for s in range(len(board.record.seats)) if s != seat]
-    saved = save(ctx.connection, ratings.finish(ctx, resigned, winners, None, reason))
-    return mails_to_players(ctx, saved, commenter=commenter)

@@ -7,6 +7,7 @@ from pbmserv.protocol import GAME_VERBS, GLOBAL_VERBS, Verb
 from pbmserv.protocol.commands import GameHelp, Help, ListGames
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.service.views import syntax_lines, wrap
 
 OVERVIEW = """\
@@ -71,12 +72,13 @@ def game_help_text(game: Game) -> str:
     return f"{game.help().strip()}\n\nCommands:\n{usage}\n"
 
 
+@handles(Help)
 def help_command(ctx: Context, command: Help) -> list[Reply]:
     if not command.topic:
         return [Reply((ctx.sender,), "pbmserv help", overview())]
     topic = command.topic[0]
     if topic in ctx.catalog:
-        return game_help(ctx, GameHelp(topic))
+        return game_help(ctx, ctx.catalog.get(topic), GameHelp(topic))
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
     if verb is not None:
         body = f"{syntax_lines(verb.syntax, '')}\n\n{wrap(verb.help, hang='')}\n"
@@ -88,11 +90,12 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     )
 
 
-def game_help(ctx: Context, command: GameHelp) -> list[Reply]:
-    game = ctx.catalog.get(command.game)
+@handles(GameHelp)
+def game_help(ctx: Context, game: Game, command: GameHelp) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} help", game_help_text(game))]
 
 
+@handles(ListGames)
 def list_games(ctx: Context, command: ListGames) -> list[Reply]:
     unknown = [name for name in command.games if name not in ctx.catalog]
     if unknown:

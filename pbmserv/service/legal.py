@@ -30,6 +30,7 @@ from pbmserv.service import memo, views
 from pbmserv.service.board import check_running, load, playing_seat
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.service.memo import Memo
 from pbmserv.store.records import BoardRecord
 
@@ -42,6 +43,7 @@ _CELL = re.compile(r"((?:[a-z]+:)?[a-z]+)(\d+)", re.IGNORECASE)
 _PAIR = re.compile(r"([^\s,]+)[\s,]+([^\s,]+)")
 
 
+@handles(Moves)
 def moves(ctx: Context, game: Game, command: Moves) -> list[Reply]:
     loaded = load(ctx.connection, game, command.board)
     board, state = loaded.record, loaded.state

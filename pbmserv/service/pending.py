@@ -11,11 +11,13 @@ from pbmserv.service import boards, showing, views
 from pbmserv.service.board import load, playing_seat, position
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.store import records
 from pbmserv.store.records import BoardRecord
 
 
 # -- queue -----------------------------------------------------------------------
+@handles(Queue)
 def queue(ctx: Context, game: Game, command: Queue) -> list[Reply]:
     """Keep the player's next move (replacing an earlier one); only the sender hears of it."""
     user, loaded, seat = boards.player_on_running_board(ctx, game, command.userid, command.password, command.board)
@@ -42,6 +44,7 @@ def _queued_text(game: Game, board: BoardRecord, text: str, earlier: str | None)
 
 
 # -- preview ---------------------------------------------------------------------
+@handles(Preview)
 def preview(ctx: Context, game: Game, command: Preview) -> list[Reply]:
     """The board (as it stands, or after move n) after the given moves, as the
     sender sees it; nothing is saved."""

@@ -9,6 +9,7 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.store import following, records
 from pbmserv.store.following import PolicyRecord
 from pbmserv.store.records import Account
@@ -67,6 +68,7 @@ def game_started(ctx: Context, game: Game, players: list[Account]) -> None:
 
 
 # -- commands ------------------------------------------------------------------
+@handles(SetAccepting)
 def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     policy = replace(policy_for(ctx, user, game.name), accepts_challenges=command.accepting)
@@ -74,6 +76,7 @@ def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply
     return [_policy_reply(ctx, game, user, policy)]
 
 
+@handles(SetLimit)
 def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     policy = replace(policy_for(ctx, user, game.name), game_limit=command.limit)
@@ -81,6 +84,7 @@ def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
     return [_policy_reply(ctx, game, user, policy)]
 
 
+@handles(SetSeek)
 def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     policy = replace(policy_for(ctx, user, game.name), seeking=command.count)

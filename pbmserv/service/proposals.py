@@ -13,10 +13,11 @@ from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Proposal
-from pbmserv.service import boards, ratings, views
+from pbmserv.service import board_mails, boards, ratings, views
 from pbmserv.service.board import Board, replay, save
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.service.policies import counted
 from pbmserv.store import records
 from pbmserv.store.records import BoardRecord
@@ -29,6 +30,7 @@ PROPOSALS_PER_HOUR = 5
 PROPOSED = "proposal"
 
 
+@handles(Proposal)
 def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
     user, board, seat = boards.player_on_running_board(ctx, game, command.userid, command.password, command.board, command.guard)
     if command.action in KINDS:
@@ -38,7 +40,7 @@ def proposal(ctx: Context, game: Game, command: Proposal) -> list[Reply]:
     else:
         board, lead = _reject(board, seat)
     saved = save(ctx.connection, board)
-    return boards.mails_to_players(ctx, saved, lead=views.wrap(lead, hang=""), commenter=user.userid)
+    return board_mails.mails_to_players(ctx, saved, lead=views.wrap(lead, hang=""), commenter=user.userid)
 
 
 def _error(board: Board, message: str, hint: str) -> ServiceError:

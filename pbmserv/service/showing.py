@@ -7,9 +7,10 @@ from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, Sho
 from pbmserv.service import subscriptions, views
 from pbmserv.service.answers import MOST_MAIL_CHARS
 from pbmserv.service.board import Board, listed_position, load, playing_seat
-from pbmserv.service.boards import moves_to_list
+from pbmserv.service.board_mails import moves_to_list
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.store import records
 from pbmserv.store.records import BoardRecord
 
@@ -18,6 +19,7 @@ MOST_BOARDS_IN_A_MAIL = 20
 SECTIONS_CHARS = MOST_MAIL_CHARS - 2_000
 
 
+@handles(ShowBoards)
 def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
     return [
         _position_reply(ctx, load(ctx.connection, game, ref.board), ref, None, f"{game.name} show {ref.board}#n")
@@ -25,6 +27,7 @@ def show_boards(ctx: Context, game: Game, command: ShowBoards) -> list[Reply]:
     ]
 
 
+@handles(ShowAs)
 def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
     """Boards as the player sees them, hidden parts included; password required."""
     user = ctx.authenticate(command.userid, command.password)
@@ -62,6 +65,7 @@ def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -
         )
 
 
+@handles(AllShow)
 def all_show(ctx: Context, command: AllShow) -> list[Reply]:
     """Every board of every game type where the user plays, in one mail."""
     ctx.known_user(command.userid)
@@ -121,6 +125,7 @@ def _selection(userids: tuple[str, ...], which: str) -> str:
             "next": f"boards{who} waiting for {'them' if userids else 'a move'}", "all": f"all boards{who}"}[which]
 
 
+@handles(ShowUsers)
 def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
     boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"
@@ -130,6 +135,7 @@ def show_users(ctx: Context, game: Game, command: ShowUsers) -> list[Reply]:
     return [Reply((ctx.sender,), f"{game.title} Boards {' '.join(command.userids)} {command.which}".replace("  ", " "), body)]
 
 
+@handles(ListBoards)
 def list_boards(ctx: Context, game: Game, command: ListBoards) -> list[Reply]:
     boards = boards_of(ctx, game, command.userids, command.which)
     heading = f"{game.title}: {_selection(command.userids, command.which)}"

@@ -8,9 +8,11 @@ from pbmserv.gamekit import Game
 from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscribe, Unsubscribe
 from pbmserv.service import policies, subscriptions, views
 from pbmserv.service.board import load
-from pbmserv.service.boards import moves_to_list, syntax
+from pbmserv.service.board_mails import moves_to_list
+from pbmserv.service.boards import syntax
 from pbmserv.service.context import Context, Reply
 from pbmserv.service.errors import ServiceError
+from pbmserv.service.handling import handles
 from pbmserv.store import following, users
 from pbmserv.store.records import Account
 from pbmserv.store.states import Kind
@@ -20,6 +22,7 @@ RELAYED = "relay"
 
 
 # -- subscriptions -------------------------------------------------------------
+@handles(Subscribe)
 def subscribe(ctx: Context, game: Game, command: Subscribe) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     if command.board is None:
@@ -27,6 +30,7 @@ def subscribe(ctx: Context, game: Game, command: Subscribe) -> list[Reply]:
     return _watch(ctx, game, user, command.board, final_only=False)
 
 
+@handles(Notify)
 def notify(ctx: Context, game: Game, command: Notify) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     return _watch(ctx, game, user, command.board, final_only=True)
@@ -84,6 +88,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} {verb} {user.userid}", body)]
 
 
+@handles(Unsubscribe)
 def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     if command.board is None:
@@ -151,6 +156,7 @@ def _count_relay(ctx: Context, user: Account) -> None:
         )
 
 
+@handles(Chat)
 def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
     """The body goes to the players and the subscribers of the board (not to
     `notify` subscribers), the sender's own copy included."""
@@ -175,6 +181,7 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
     return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, Kind.RELAY)]
 
 
+@handles(Message)
 def message(ctx: Context, command: Message) -> list[Reply]:
     """The body goes to the users named; the sender gets a copy."""
     user = ctx.authenticate(command.userid, command.password)
@@ -190,6 +197,7 @@ def message(ctx: Context, command: Message) -> list[Reply]:
     return [Reply(_addresses_of(ctx, readers), f"pbmserv message from {user.userid}", body, Kind.RELAY)]
 
 
+@handles(Broadcast)
 def broadcast(ctx: Context, command: Broadcast) -> list[Reply]:
     """The body goes to every user; only the server's admins may do it."""
     user = ctx.authenticate(command.userid, command.password)

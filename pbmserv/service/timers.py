@@ -1,91 +1,25 @@
-"""Timers: a nag mail to a player whose move is `nagtime` days late (again
-every `nagtime` days), a forfeit at `forfeittime` days, and `vacation`,
-which stops both for a player within a yearly allowance of days."""
+"""The timer pass: a nag mail to a player whose move is `nagtime` days late
+(again every `nagtime` days), a forfeit at `forfeittime` days, and the end
+of vacations that used up the year's allowance (`vacations`)."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.protocol.commands import Vacation as VacationCommand
-from pbmserv.service import boards, bots, proposals, views
+from pbmserv.service import board_mails, bots, playing, proposals, views
 from pbmserv.service.accounts import mail_addresses
 from pbmserv.service.board import Board, save
 from pbmserv.service.context import Context, Reply, as_utc
-from pbmserv.service.errors import ServiceError
 from pbmserv.service.policies import counted
+from pbmserv.service.vacations import DAY, vacation_end
 from pbmserv.store import records, users
 from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord
 from pbmserv.store.states import Kind
-from pbmserv.store.users import VacationRecord
-
-DAY = timedelta(days=1)
 
 
-# -- vacation ----------------------------------------------------------------------
-def vacation_days_used(vacations: list[VacationRecord], year: int, now: datetime) -> int:
-    """Days used in `year`: every started 24 hours of a vacation count as a day,
-    charged to the calendar year (UTC) in which the vacation began."""
-    used = 0
-    for vacation in vacations:
-        started = as_utc(vacation.started_at)
-        if started.year == year:
-            ended = as_utc(vacation.ended_at) if vacation.ended_at else now
-            used += max(1, math.ceil((ended - started) / DAY))
-    return used
-
-
-def _open(vacations: list[VacationRecord]) -> VacationRecord | None:
-    return next((v for v in vacations if v.ended_at is None), None)
-
-
-def vacation_end(ctx: Context, vacations: list[VacationRecord], vacation: VacationRecord) -> datetime:
-    """When a running vacation ends by itself: when the year's allowance is used up."""
-    started = as_utc(vacation.started_at)
-    earlier = [v for v in vacations if v.id != vacation.id]
-    left = ctx.settings.vacation_days - vacation_days_used(earlier, started.year, started)
-    return started + left * DAY
-
-
-def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    vacations = users.vacations_of(ctx.connection, user.id)
-    running = _open(vacations)
-    allowance = ctx.settings.vacation_days
-    usage = f"vacation {user.userid} password {'off' if command.on else 'on'}"
-    if command.on:
-        if running is not None:
-            raise ServiceError(f"{user.userid} is on vacation already.", f"'{usage}' ends it")
-        left = allowance - vacation_days_used(vacations, ctx.now.year, ctx.now)
-        if left <= 0:
-            raise ServiceError(
-                f"{user.userid} has used all {allowance} vacation days of {ctx.now.year}.",
-                "the allowance starts again on 1 January; until then, move or resign",
-            )
-        users.start_vacation(ctx.connection, user.id, ctx.now)
-        text = (
-            f"{user.userid} is on vacation from now: no reminders and no forfeits on {user.userid}'s boards "
-            f"until '{usage}', at the latest on {ctx.now + left * DAY:%Y-%m-%d %H:%M} UTC, when the {left} "
-            f"vacation days left of {ctx.now.year} are used up. Every started day counts."
-        )
-    else:
-        if running is None:
-            raise ServiceError(f"{user.userid} is not on vacation.", f"'{usage}' starts one")
-        ended_at = min(ctx.now, vacation_end(ctx, vacations, running))
-        ended = replace(running, ended_at=ended_at)
-        users.end_vacation(ctx.connection, ended.id, ended_at)
-        vacations = [ended if v.id == ended.id else v for v in vacations]
-        left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
-        text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
-    recipients = tuple(dict.fromkeys([*mail_addresses(users.addresses_of(ctx.connection, user.id)), ctx.sender]))
-    return [Reply(recipients, f"pbmserv vacation {user.userid}", views.wrap(text, hang="") + "\n")]
-
-
-# -- the timer pass ------------------------------------------------------------------
 def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
     """End the vacations that used up the year's allowance, telling their players."""
     replies, report = [], []
@@ -146,13 +80,13 @@ def check_boards(ctx: Context, board_ids: list[int]) -> tuple[list[Reply], list[
         drawn = proposals.drawn_at_forfeit(ctx, board, forfeiting[0], forfeit_days) if forfeiting else None
         if drawn is not None:
             saved = save(ctx.connection, drawn)
-            replies += boards.mails_to_players(ctx, saved)
+            replies += board_mails.mails_to_players(ctx, saved)
             report.append(f"{game.name} board {record.board}: {views.end_reason(saved.record)}")
             continue
         if forfeiting:
             userid = record.seats[forfeiting[0]]
             reason = f"{userid} did not move within {counted(forfeit_days, 'day')} and forfeited"
-            replies += boards.end_by_resignation(ctx, board, forfeiting[0], reason, move="forfeit")
+            replies += playing.end_by_resignation(ctx, board, forfeiting[0], reason, move="forfeit")
             report.append(f"{game.name} board {record.board}: {reason}")
             continue
         nagged = [seat for seat, time in late.items() if _nag_due(ctx, record, time, nag_days)]
@@ -173,11 +107,11 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
         f"'vacation {userid} password on' pauses reminders and forfeits while you are away.", hang="",
     )
     board_text = views.board_mail(
-        game, board, boards.moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves,
+        game, board, board_mails.moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves,
     )
     board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
     return Reply(
         recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", Kind.BOARD,
-        boards.reply_address_of(ctx, game, board, seat),
+        board_mails.reply_address_of(ctx, game, board, seat),
     )
