@@ -47,7 +47,7 @@ class Worker(Loop):
         self.outcomes = outcomes
         self.progress = progress
         self.claims = claims
-        #: the deliverer token whose predecessors' claims this worker has released (`Delivery.take_over`)
+        #: the deliverer token whose predecessors' claims this worker has released (`delivery.take_over`)
         self._taken_over: str | None = None
         self._thread: threading.Thread | None = None
         self._timers_due = time.monotonic()
