@@ -22,8 +22,8 @@ class Deliverer(Loop):
         super().__init__(runtime)
         self.handed_over = handed_over
         self.wake_worker = wake_worker
+        self.claim = claim
         runtime.delivery.hand_back = outcomes.send
-        runtime.delivery.claim = claim
 
     def pause(self) -> None:
         if not self.runtime.delivery.has_queued:
@@ -32,6 +32,6 @@ class Deliverer(Loop):
     def work_round(self) -> None:
         # every round, also without new ids: what a round before could
         # neither hand back nor read is done first
-        sent = self.runtime.delivery.deliver_handed_over(*self.handed_over.take())
+        sent = self.runtime.delivery.deliver_handed_over(*self.handed_over.take(), claim=self.claim)
         if sent and self.wake_worker is not None:
             self.wake_worker.set()

@@ -126,9 +126,9 @@ def _batch(runtime: Runtime) -> tuple[int, bool]:
     tries_left = BUSY_TRIES
     while True:
         try:
-            done, more = runtime.processor.process_batch()
+            done = runtime.processor.process_batch()
             runtime.delivery.deliver_due()
-            return done, more
+            return done.processed, done.more
         except CONNECTION_ERRORS as error:
             tries_left -= 1
             if not tries_left:

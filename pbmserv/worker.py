@@ -12,6 +12,7 @@ from typing import Any
 from pbmserv.loop import Loop
 from pbmserv.pipes import Claims, EventLike, Handover, OutcomesPipe, Progress
 from pbmserv.runtime import Runtime
+from pbmserv.service.batches import DeliveryOrder
 from pbmserv.service.claims import UNOWNED
 from pbmserv.store import outbox
 from pbmserv.store.database import writing
@@ -28,11 +29,11 @@ class Worker(Loop):
     mail) or every `poll_seconds`, until `stop` is set. After a batch that
     processed mail it wakes the bots (`wake_bots`): a player's move may
     have made a bot's turn due. In `serve` it writes for the deliverer
-    too: in each batch, what the deliverer handed back through `outcomes`,
-    and, every `poll_seconds`, claims for it the mail that has come due; it
-    hands the deliverer those and the replies it writes through `deliver`,
-    claimed for the deliverer running now (`claims`). Without a deliverer
-    it delivers itself."""
+    too, in the batch's transaction (a `DeliveryOrder`): what the deliverer
+    handed back through `outcomes`, and, every `poll_seconds`, claims for it
+    the mail that has come due; after the commit it hands the deliverer
+    those and the replies the batch wrote through `deliver`, claimed for the
+    deliverer running now (`claims`). Without a deliverer it delivers itself."""
 
     def __init__(
         self, runtime: Runtime, wake: EventLike | None = None, deliver: Handover | None = None,
@@ -46,7 +47,7 @@ class Worker(Loop):
         self.outcomes = outcomes
         self.progress = progress
         self.claims = claims
-        #: the deliverer token whose predecessors' claims this worker has released (`Delivery.take_over`)
+        #: the deliverer token whose predecessors' claims this worker has released (`delivery.take_over`)
         self._taken_over: str | None = None
         self._thread: threading.Thread | None = None
         self._timers_due = time.monotonic()
@@ -93,37 +94,29 @@ class Worker(Loop):
 
     def _batch(self) -> bool:
         """One batch; whether pending mail may be left."""
-        delivery = self.runtime.delivery
         # before the outcomes are taken: a deliverer is renewed only once the old one is dead, its outcomes all sent
-        delivery.claim = self.claims.current() if self.claims is not None else UNOWNED
-        taking_over = self.claims is not None and delivery.claim.token != self._taken_over
+        claim = self.claims.current() if self.claims is not None else UNOWNED
+        taking_over = self.claims is not None and claim.token != self._taken_over
         claims_due = self.deliver is not None and (taking_over or time.monotonic() >= self._claims_due)
-        claimed: list[int] = []
         if self.outcomes is not None:
             self._unwritten += self.outcomes.take()
-
-        def for_the_deliverer(connection: Any) -> None:  # in the batch's transaction (again, if it is tried again)
-            outbox.write_outcomes(connection, self._unwritten)
-            claimed[:] = delivery.take_over(connection) if taking_over else []
-            if claims_due:
-                claimed.extend(delivery.claim_due(connection, CLAIMED_PER_BATCH))
-
+        order = None
+        if self.deliver is not None:
+            order = DeliveryOrder(claim, tuple(self._unwritten), taking_over, CLAIMED_PER_BATCH if claims_due else 0)
+            if claims_due and self.runtime.delivery.claim_owner is not None:
+                self.runtime.delivery.claim_owner.keep()
         try:
-            processed, more = self.runtime.processor.process_batch(
-                on_mail=self.progress.begin if self.progress is not None else None,
-                hand_over=self.deliver.send if self.deliver is not None else None,
-                also=for_the_deliverer if self.deliver is not None else None, claim=delivery.claim,
-            )
+            done = self.runtime.processor.process_batch(order=order, watch=self.progress)
         finally:
             if self.progress is not None:
                 self.progress.end()
         self._unwritten = []
-        if processed and self.wake_bots is not None:
+        if done.processed and self.wake_bots is not None:
             self.wake_bots.set()
         if taking_over:
-            self._taken_over = delivery.claim.token
-        if self.deliver is not None and claims_due:
-            self.deliver.send([], claimed)
-            if len(claimed) < CLAIMED_PER_BATCH:  # else more is due at once
+            self._taken_over = claim.token
+        if self.deliver is not None:
+            self.deliver.send(done.answered, done.claimed)
+            if claims_due and len(done.claimed) < CLAIMED_PER_BATCH:  # else more is due at once
                 self._claims_due = time.monotonic() + self.runtime.settings.poll_seconds
-        return more
+        return done.more

@@ -16,11 +16,12 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy import Engine, func, select, text
 
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from pbmserv.service.batches import DeliveryOrder
 from pbmserv.service.passwords import Passwords
 from pbmserv.service.reply_addresses import seat_address
 from pbmserv.store import records
@@ -80,16 +81,13 @@ class Server:
         )
         self.runtime.intake.accept([(raw, None, reply_to)])
         cpu, wall = time.process_time(), time.perf_counter()
-        done, _ = self.runtime.processor.process_batch(hand_over=self.handed_over.extend, also=self._claim_due)
+        # as serve's worker orders a batch when a second has passed since the last: the due outbox mail claimed too
+        done = self.runtime.processor.process_batch(order=DeliveryOrder(due_to_claim=CLAIMED_PER_BATCH))
         sample = Sample(time.process_time() - cpu, time.perf_counter() - wall)
-        assert done == 1, f"the worker processed {done} mails, not the one move"
+        self.handed_over.extend(done.answered)
+        assert done.processed == 1, f"the worker processed {done.processed} mails, not the one move"
         probe.played += 1
         return sample
-
-    def _claim_due(self, connection: Connection) -> None:
-        """What serve's worker does in a batch when a second has passed since
-        the last: claim the outbox mail that has come due, for the deliverer."""
-        self.runtime.delivery.claim_due(connection, CLAIMED_PER_BATCH)
 
     def unplayed(self, probes: list[Probe]) -> list[str]:
         """The probes whose board does not hold every move made on it (a move refused, say)."""

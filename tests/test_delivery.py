@@ -21,6 +21,7 @@ from pbmserv.deliverer import Deliverer
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend, SmtpBackend
 from pbmserv.pipes import Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
+from pbmserv.service.batches import DeliveryOrder
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
 from pbmserv.worker import Worker
@@ -128,11 +129,11 @@ def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtim
     """In `serve` the worker writes its replies claimed and hands their
     inbound ids to the deliverer: the deliverer sends them at once, and a
     deliverer looking for due mail meanwhile leaves them alone."""
-    handed: list[int] = []
     runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h1@x>\r\n\r\n\r\n")
-    assert runtime.processor.process_batch(hand_over=handed.extend) == (1, False)
+    batch = runtime.processor.process_batch(order=DeliveryOrder())
     [row] = outbox(runtime)
-    assert handed == [row.inbound_id]
+    assert (batch.processed, batch.more, batch.answered) == (1, False, (row.inbound_id,))
+    handed = list(batch.answered)
     assert runtime.delivery.deliver_due() == 0
     assert runtime.delivery.deliver_handed_over(handed) == 1
     assert runtime.delivery.deliver_handed_over(handed) == 0, "sent once"
@@ -144,7 +145,7 @@ def test_replies_handed_over_are_sent_at_once_and_by_nobody_else(runtime: Runtim
 
 def test_replies_whose_hand_over_was_lost_are_sent_when_their_claim_runs_out(runtime: Runtime) -> None:
     runtime.intake.store(b"From: alice@example.org\r\nSubject: help\r\nMessage-ID: <h2@x>\r\n\r\n\r\n")
-    runtime.processor.process_batch(hand_over=lambda inbound_ids: None)  # the deliverer died, say
+    runtime.processor.process_batch(order=DeliveryOrder())  # and the deliverer died before it was handed the replies, say
     assert runtime.delivery.deliver_due() == 0
     assert isinstance(runtime.clock, FakeClock)
     runtime.clock.advance(minutes=11)

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
+from pbmserv.service.batches import BatchDone, DeliveryOrder
 from pbmserv.service.reply_addresses import seat_address
 from pbmserv.store import inbound, records
 from pbmserv.store.database import writing
@@ -71,8 +72,7 @@ def test_a_flood_of_strangers_does_not_hold_a_players_reply_back(toy_boards: Run
     for n in range(120):
         store(toy_boards, f"stranger{n}@flood.example", "help")
     move = toy_boards.intake.store(make_mail("bob@example.org", "Re: Toy Board 101 bob", "a1"), None, address)[0]
-    done, more = toy_boards.processor.process_batch(most=50, seconds=60)
-    assert (done, more) == (50, True)
+    assert toy_boards.processor.process_batch(most=50, seconds=60) == BatchDone(50, True)
     with toy_boards.sessions() as session:
         statuses = dict(session.execute(select(InboundMail.id, InboundMail.status)).tuples().all())
         assert session.scalars(select(Move.text).where(Move.number == 2)).all() == ["a1"]
@@ -101,7 +101,7 @@ def test_a_reply_piped_in_or_spooled_is_in_the_players_lane(toy_boards: Runtime)
         piped.store(toy_boards.intake.arrival(make_mail("bob@example.org", "Re: Toy Board 101 bob", "a1"), None, address))
     finally:
         piped.close()
-    assert toy_boards.processor.process_batch(most=1) == (1, True)
+    assert toy_boards.processor.process_batch(most=1) == BatchDone(1, True)
     with toy_boards.sessions() as session:
         newest = session.execute(select(InboundMail.status, InboundMail.reply_token).order_by(InboundMail.id.desc()).limit(2))
         (reply, token), (password_mail, _) = newest.tuples().all()
@@ -127,7 +127,7 @@ def test_a_players_challenge_taken_ahead_waits_for_the_confirmation_it_needs(toy
         store(toy_boards, f"stranger{n}@flood.example", "help")
     confirmation = store(toy_boards, "carol@example.org", f"Re: {welcome['Subject']}")
     challenge = toy_boards.intake.store(vouched("alice@example.org", "toy challenge alice carol"))[0]
-    assert toy_boards.processor.process_batch(most=2, seconds=60) == (2, True)  # alice's challenge taken ahead, and the oldest mail
+    assert toy_boards.processor.process_batch(most=2, seconds=60) == BatchDone(2, True)  # alice's challenge taken ahead, and the oldest mail
     with toy_boards.sessions() as session:
         rows = {row.id: row for row in session.scalars(select(InboundMail))}
     assert rows[confirmation].status == "pending"
@@ -164,15 +164,18 @@ def test_a_players_reply_is_sent_before_the_flood_replies_handed_over_before_it(
     handed: list[int] = []
     for n in range(120):
         store(toy_boards, f"stranger{n}@flood.example", "help")
-    while toy_boards.processor.process_batch(most=200, seconds=60, hand_over=handed.extend)[1]:
-        pass
+    more = True
+    while more:
+        batch = toy_boards.processor.process_batch(most=200, seconds=60, order=DeliveryOrder())
+        handed += batch.answered
+        more = batch.more
     delivery, backend = toy_boards.delivery, toy_boards.backend
     assert isinstance(backend, MemoryBackend)
     backend.sent.clear()  # what setting up the boards sent
     assert delivery.deliver_handed_over(handed) == delivery.batch == 50
     store(toy_boards, "bob@example.org", "toy games bob")
     handed.clear()
-    toy_boards.processor.process_batch(hand_over=handed.extend)
+    handed += toy_boards.processor.process_batch(order=DeliveryOrder()).answered
     assert delivery.deliver_handed_over(handed) == 50
     assert [to for to, _ in backend.sent[49:52]] == ["stranger49@flood.example", "bob@example.org", "stranger50@flood.example"]
     assert delivery.deliver_handed_over([]) == 21 and not delivery.has_queued

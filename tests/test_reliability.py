@@ -22,6 +22,7 @@ from pbmserv.gamekit import IllegalMove
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
 from pbmserv.service import guesses
+from pbmserv.service.batches import BatchDone
 from pbmserv.service.catalog import Catalog
 from pbmserv.service.passwords import Passwords
 from pbmserv.store import records
@@ -124,7 +125,7 @@ def test_in_one_batch_each_mail_stands_alone(runtime: Runtime) -> None:
         ("bob@example.org", "toy move 101 bob secret2 c3"),
     ]:
         runtime.intake.store(make_mail(sender, subject))
-    assert runtime.processor.process_batch(seconds=60) == (4, False)
+    assert runtime.processor.process_batch(seconds=60) == BatchDone(4, False)
     runtime.delivery.deliver_due()
     with runtime.sessions() as session:
         assert [m.text for m in session.scalars(select(Move).order_by(Move.id))] == ["b2", "c3"]
@@ -141,10 +142,10 @@ def test_in_one_batch_each_mail_stands_alone(runtime: Runtime) -> None:
 def test_a_batch_ends_at_its_size_or_time_limit_and_the_rest_waits_in_order(runtime: Runtime) -> None:
     for number in range(5):
         runtime.intake.store(make_mail(f"user{number}@example.org", "help"))
-    assert runtime.processor.process_batch(most=2, seconds=60) == (2, True)
-    assert runtime.processor.process_batch(seconds=0) == (1, True), "the time limit ends a batch after the mail at hand"
-    assert runtime.processor.process_batch(most=2, seconds=60) == (2, True), "a full batch cannot know that it was the last"
-    assert runtime.processor.process_batch() == (0, False)
+    assert runtime.processor.process_batch(most=2, seconds=60) == BatchDone(2, True)
+    assert runtime.processor.process_batch(seconds=0) == BatchDone(1, True), "the time limit ends a batch after the mail at hand"
+    assert runtime.processor.process_batch(most=2, seconds=60) == BatchDone(2, True), "a full batch cannot know that it was the last"
+    assert runtime.processor.process_batch() == BatchDone(0, False)
     with runtime.sessions() as session:
         assert session.execute(select(InboundMail.status)).scalars().all() == ["done"] * 5
 

@@ -147,7 +147,7 @@ def test_admitted_mail_leaves_the_spool_after_a_durable_batch_that_wrote_or_once
     processor.process_batch()
     assert in_spool_file(sqlite_runtime) == 1 and spool.waiting(10) == []
     spool._next_removal = time.monotonic()  # a second has passed
-    assert processor.process_batch()[0] == 0
+    assert processor.process_batch().processed == 0
     assert in_spool_file(sqlite_runtime) == 1, "a durable batch that wrote nothing synced nothing"
 
     sqlite_runtime.intake.accept([(make_mail("carol@example.org", "signup carol secret3"), None, "")])

@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -79,8 +79,6 @@ class Delivery:
     claim_seconds: float = CLAIM_SECONDS
     #: who writes the outcomes of the mails sent (`serve`: the worker); None: this process, in a transaction of its own
     hand_back: Callable[[Outcomes], Outcomes] | None = None
-    #: who this process claims mail for, and, in `serve`'s deliverer, the claims it sends
-    claim: Claim = UNOWNED
     #: in `serve`'s worker and deliverer: the lock that tells other servers this one lives (`store.owners`)
     claim_owner: ClaimOwner | None = None
     #: more sessions with the relay, each sending its share of a batch at the same time as `backend`
@@ -115,21 +113,21 @@ class Delivery:
         """Whether mail handed over waits to be sent (`deliver_handed_over` sends a batch a call)."""
         return bool(self._queued)
 
-    def deliver_handed_over(self, inbound_ids: Sequence[int], outbox_ids: Sequence[int] = ()) -> int:
+    def deliver_handed_over(self, inbound_ids: Sequence[int], outbox_ids: Sequence[int] = (), claim: Claim = UNOWNED) -> int:
         """Send a batch of the mail handed over: the replies to these
-        inbound mails that the worker wrote claimed for this process, these
-        outbox mails it claimed for it, and what was handed over before and
-        is not sent yet; returns how many were sent. Mail to players goes
-        first, then the rest in the order it was queued, so that a player's
-        reply handed over now never waits behind a flood of replies to
-        strangers handed over before it."""
+        inbound mails that the worker wrote claimed for this process
+        (`claim`), these outbox mails it claimed for it, and what was
+        handed over before and is not sent yet; returns how many were
+        sent. Mail to players goes first, then the rest in the order it
+        was queued, so that a player's reply handed over now never waits
+        behind a flood of replies to strangers handed over before it."""
         if self.claim_owner is not None:
             self.claim_owner.keep()
         self._handed_over += inbound_ids
         self._handed_over_mails += outbox_ids
         self._record()
         if self._handed_over or self._handed_over_mails:
-            rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails, self.claim.token)
+            rows = outbox.read_handed_over(self.engine, self._handed_over, self._handed_over_mails, claim.token)
             self._handed_over, self._handed_over_mails = [], []
             again = [self._finished[row.id] for row in rows if row.id in self._finished]
             if again:  # sent before, but how it went was lost with a worker
@@ -142,37 +140,12 @@ class Delivery:
             del self._queued[row.id]
         return self._send_all(batch) if batch else 0
 
-    def claim_due(self, connection: Connection, most: int) -> list[int]:
-        """Claim up to `most` mails that are due, for the deliverer, in the
-        worker's transaction; their ids."""
-        if self.claim_owner is not None:
-            self.claim_owner.keep()
-        now = self.clock()
-        rows = outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), most, *self._owner)
-        return [row.id for row in rows]
-
-    def take_over(self, connection: Connection) -> list[int]:
-        """In the worker's transaction, once for each deliverer it finds
-        running: release this server's claims for every other deliverer
-        (gone, and so are the workers and servers that claimed for them:
-        a `serve` takes its processes with it when it dies), to be claimed
-        for this one as they are now due; returns the ids of the mails
-        claimed for this one, to hand over again."""
-        released = outbox.release_claims(connection, self.claim.by, self.claim.token, self.clock())
-        if released:
-            log.info("released %s claims of deliverers that are gone", released, extra={"released": released})
-        return outbox.held(connection, *self._owner)
-
-    @property
-    def _owner(self) -> tuple[str, str]:
-        return self.claim.by, self.claim.token
-
     def _claim(self) -> list[Any]:
         """The due mails, each claimed in a short transaction of its own, so
         that neither a slow relay nor a big batch holds up the database."""
         now = self.clock()
         with self.engine.begin() as connection:
-            return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch, *self._owner))
+            return list(outbox.claim_due(connection, now, now + timedelta(seconds=self.claim_seconds), self.batch))
 
     def _send_all(self, rows: list[Any]) -> int:
         """Send the claimed mails, then write down how each went; returns
@@ -277,3 +250,23 @@ class Delivery:
                 f"{next_try:%Y-%m-%dT%H:%M:%S%z}", extra={**fields, "outcome": "retry", "next_try": next_try.isoformat()},
             )
         return outcome
+
+
+def take_over(connection: Connection, claim: Claim, now: datetime) -> list[int]:
+    """In the worker's transaction, once for each deliverer it finds
+    running (`claim`): release this server's claims for every other
+    deliverer (gone, and so are the workers and servers that claimed for
+    them: a `serve` takes its processes with it when it dies), to be
+    claimed for this one as they are now due; returns the ids of the mails
+    claimed for this one, to hand over again."""
+    released = outbox.release_claims(connection, claim.by, claim.token, now)
+    if released:
+        log.info("released %s claims of deliverers that are gone", released, extra={"released": released})
+    return outbox.held(connection, claim.by, claim.token)
+
+
+def claim_due(connection: Connection, claim: Claim, now: datetime, most: int) -> list[int]:
+    """Claim up to `most` mails that are due for the deliverer `claim`
+    names, in the worker's transaction; their ids."""
+    rows = outbox.claim_due(connection, now, now + timedelta(seconds=CLAIM_SECONDS), most, claim.by, claim.token)
+    return [row.id for row in rows]

@@ -31,8 +31,8 @@ from pbmserv.service.answers import (
     refusals_reply,
     unreadable_reply,
 )
+from pbmserv.service.batches import BatchDone, Begun, DeliveryOrder, Watch
 from pbmserv.service.catalog import Catalog
-from pbmserv.service.claims import UNOWNED, Claim
 from pbmserv.service.context import Context, Proof, Reply
 from pbmserv.service.dispatch import execute
 from pbmserv.service.errors import WaitsItsTurn, wait_if_ahead
@@ -92,8 +92,8 @@ class Processor:
         """Process every pending inbound mail in arrival order; returns how many."""
         count, more = 0, True
         while more:
-            processed, more = self.process_batch()
-            count += processed
+            done = self.process_batch()
+            count, more = count + done.processed, done.more
         self.empty_the_spool()
         return count
 
@@ -112,15 +112,14 @@ class Processor:
             return bool(self.spool is not None and self.spool.waiting(1)) or inbound.any_pending(connection)
 
     def process_batch(
-        self, most: int = 50, seconds: float = 0.025, on_mail: Callable[[str], None] | None = None,
-        hand_over: Callable[[list[int]], None] | None = None, also: Callable[[Connection], None] | None = None,
-        claim: Claim = UNOWNED,
-    ) -> tuple[int, bool]:
+        self, most: int = 50, seconds: float = 0.025, order: DeliveryOrder | None = None, watch: Watch | None = None,
+    ) -> BatchDone:
         """Process the oldest pending mails, one after another in one
         transaction (a commit costs more than a move), each mail all or
-        nothing in a savepoint; returns how many, and whether pending mail
-        may be left. It stops after `most` mails or once `seconds` have
-        passed, so that other writers (a drainer, SMTP intake) never wait long.
+        nothing in a savepoint; returns how many, whether pending mail may
+        be left, and what to hand `serve`'s deliverer (`BatchDone`). It
+        stops after `most` mails or once `seconds` have passed, so that
+        other writers (a drainer, SMTP intake) never wait long.
 
         Mails are processed in arrival order, also across processes: a later
         mail (a move) may depend on an earlier one (the challenge); mail that
@@ -128,65 +127,50 @@ class Processor:
         ahead that names an account not known or confirmed yet waits its
         turn (`WaitsItsTurn`). A process that finds
         the oldest mails locked waits for them, then finds them done and
-        takes the next. `on_mail(dedup key)` is told of each mail as its
-        processing begins. With `hand_over`, the replies are written claimed
-        (`delivery`) by `claim`, and after the commit `hand_over` gets the
-        ids of the inbound mails they answer, to send them at once. `also`
-        is given the batch's connection at its start, to write in its
-        transaction what the worker writes for others (the deliverer's
-        outcomes): it is called again for a batch tried after a failed one."""
+        takes the next. `watch` is told each mail's dedup key as its
+        processing begins. With an `order` (`serve`'s worker), the replies
+        are written claimed for its deliverer, and what it orders for the
+        deliverer is written at the transaction's start: again for a batch
+        tried after a failed one."""
         try:
-            return self._process_batch(most, seconds, on_mail, hand_over, also, claim)
+            return self._process_batch(most, seconds, order, watch)
         except CONNECTION_ERRORS:  # the database: the batch is tried again later
             raise
         except Exception:
             log.exception("a batch of inbound mail failed; its mails are processed one at a time")
-        return self._process_oldest_alone(on_mail, hand_over, also, claim)
+        return self._process_oldest_alone(order, watch)
 
-    def _process_oldest_alone(
-        self, on_mail: Callable[[str], None] | None, hand_over: Callable[[list[int]], None] | None,
-        also: Callable[[Connection], None] | None, claim: Claim,
-    ) -> tuple[int, bool]:
+    def _process_oldest_alone(self, order: DeliveryOrder | None, watch: Watch | None) -> BatchDone:
         """After a batch failed for a reason other than the database (a bug
         that each mail's own handling did not catch): the oldest pending
         mail in a batch of its own, and if that fails too, the mail is given
         up. Without this, such a mail would be tried again and again and no
         mail after it would ever be processed."""
-        taken: list[str] = []
-
-        def note(key: str) -> None:
-            taken.append(key)
-            if on_mail is not None:
-                on_mail(key)
-
+        begun = Begun(watch)
         try:
-            return self._process_batch(1, 0.0, note, hand_over, also, claim)
+            return self._process_batch(1, 0.0, order, begun)
         except CONNECTION_ERRORS:
             raise
         except Exception as error:
-            if not taken:
+            if not begun.keys:
                 raise
-            log.exception("the inbound mail with dedup key %s fails on its own too; giving it up", taken[0])
-            self.give_up(taken[0], f"could not be processed: {type(error).__name__}: {error}")
-            return 1, True
+            log.exception("the inbound mail with dedup key %s fails on its own too; giving it up", begun.keys[0])
+            self.give_up(begun.keys[0], f"could not be processed: {type(error).__name__}: {error}")
+            return BatchDone(1, True)
 
-    def _process_batch(
-        self, most: int, seconds: float, on_mail: Callable[[str], None] | None,
-        hand_over: Callable[[list[int]], None] | None, also: Callable[[Connection], None] | None, claim: Claim,
-    ) -> tuple[int, bool]:
+    def _process_batch(self, most: int, seconds: float, order: DeliveryOrder | None, watch: Watch | None) -> BatchDone:
         batch_ends = time.monotonic() + seconds
         durable = self.spool is not None and self.spool.removal_due()
         with writing(self.engine, durable=durable) as connection:
             admitted = self._admit(connection)
-            if also is not None:
-                also(connection)
+            claimed = order.carry_out(connection, self.clock) if order is not None else []
             taken, ahead = inbound.next_pending(connection, most)
-            output = BatchOutput(connection, self.clock, self.settings, self.key, claim=claim if hand_over is not None else None)
+            output = BatchOutput(connection, self.clock, self.settings, self.key, claim=order.claim if order is not None else None)
             done = 0
             for row_id in taken:
                 row = inbound.pending_mail(connection, row_id)
-                if on_mail is not None:
-                    on_mail(row.dedup_key)
+                if watch is not None:
+                    watch.begin(row.dedup_key)
                 self._process(connection, output, row, row_id in ahead)
                 done += 1
                 if time.monotonic() >= batch_ends and done < len(taken):
@@ -195,10 +179,9 @@ class Processor:
         self._forget(admitted, synced=durable and done > 0)  # each mail done wrote its outcome
         for processed in output.processed:
             processed.log()
-        if hand_over is not None and output.answered:
-            hand_over(sorted(output.answered))
         more = done < len(taken) or len(taken) == most or len(admitted) == ADMITTED_PER_BATCH
-        return done, more
+        answered = tuple(sorted(output.answered)) if order is not None else ()  # nothing to hand over without a deliverer
+        return BatchDone(done, more, answered, tuple(claimed))
 
     def _forget(self, admitted: list[Arrival], synced: bool = False) -> None:
         """Tell the spool which of its mails are in the database now (committed),

@@ -9,7 +9,7 @@ lock on that name while they live. When every one of them is gone
 connections, and the next process that claims due mail finds the lock
 free and takes the claims over at once, instead of waiting ten minutes
 for them to run out. A server that restarts releases its own old claims
-itself (`Delivery.take_over`). SQLite has one `serve` and no such locks.
+itself (`delivery.take_over`). SQLite has one `serve` and no such locks.
 """
 
 from __future__ import annotations
