@@ -47,8 +47,8 @@ from sqlalchemy import func, select  # noqa: E402
 from pbmserv.config import Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.service.rates import HOUR, MailCaps  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
+from pbmserv.service.processing.rates import HOUR, MailCaps  # noqa: E402
 from pbmserv.store import counts, outbox, records  # noqa: E402
 from pbmserv.store.models import OutboxMail  # noqa: E402
 from pbmserv.store.states import Kind  # noqa: E402

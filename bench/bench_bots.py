@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.gamekit import Game, get_game  # noqa: E402
 from pbmserv.gamekit.search import STRENGTHS, choose_move, decide, greedy_move  # noqa: E402
-from pbmserv.service.bot_manners import RESIGN_AFTER_OWN_MOVES, hopeless  # noqa: E402
+from pbmserv.service.bots.manners import RESIGN_AFTER_OWN_MOVES, hopeless  # noqa: E402
 
 PLAYERS = ["bot", "other"]
 

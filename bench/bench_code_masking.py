@@ -34,9 +34,9 @@ from pbmserv.mail.inbound import parse_mail  # noqa: E402
 from pbmserv.protocol import parse_request  # noqa: E402
 from pbmserv.protocol.reply import parse_reply  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.service.reply_addresses import mask_codes, token_of  # noqa: E402
-from pbmserv.service.requests import with_codes  # noqa: E402
+from pbmserv.service.play.reply_addresses import mask_codes, token_of  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
+from pbmserv.service.processing.requests import with_codes  # noqa: E402
 from tests.mailtools import make_mail, send, signup  # noqa: E402
 from tests.toygame import Toy  # noqa: E402
 

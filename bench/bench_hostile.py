@@ -28,7 +28,7 @@ from sqlalchemy import func, select  # noqa: E402
 from pbmserv.config import Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
 from pbmserv.store.models import OutboxMail  # noqa: E402
 from tests.hostile_corpus import Attack, PlayerMail, Restart, mails_of, replay  # noqa: E402
 from tests.toygame import Toy  # noqa: E402

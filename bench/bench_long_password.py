@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pbmserv.config import Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
 from tests.mailtools import make_mail, send_raw  # noqa: E402
 
 

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pbmserv.config import MIB, Settings  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.service.retention import PAGES_PER_STEP, forget_old_mail  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
+from pbmserv.service.timers.retention import PAGES_PER_STEP, forget_old_mail  # noqa: E402
 from pbmserv.store.database import upgrade  # noqa: E402
 from tests.conftest import START, FakeClock  # noqa: E402
 

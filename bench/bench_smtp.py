@@ -7,7 +7,7 @@ client.
 
 Warm-up: two moves on every board, so that what follows measures a server
 that has been running (modules imported, every player's password check
-remembered; see pbmserv/service/passwords.py).
+remembered; see pbmserv/service/processing/passwords.py).
 Phase 1 (saturation), in ROUNDS rounds: SESSIONS concurrent SMTP sessions
 send real move mails as fast as they can; end-to-end moves/s counts moves
 accepted, applied and with their replies in the outbox. The same client
@@ -67,7 +67,7 @@ from games.majority import Majority
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from pbmserv.store.models import InboundMail
 
 GAME = Majority()

@@ -12,7 +12,7 @@ import threading
 from pbmserv.loop import Loop
 from pbmserv.pipes import EventLike
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_queue import LOOK_SECONDS, BotQueue, Stopped
+from pbmserv.service.bots.queue import LOOK_SECONDS, BotQueue, Stopped
 
 
 class BotPlayer(Loop):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pbmserv.loop import Loop
 from pbmserv.pipes import EventLike, Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
-from pbmserv.service.claims import UNOWNED, Claim
+from pbmserv.service.delivery.claims import UNOWNED, Claim
 
 
 class Deliverer(Loop):

@@ -75,7 +75,7 @@ _WITHOUT_CLIENT_TEXT = WithoutClientText()
 
 def masked_codes(line: str) -> str:
     """The log line with the code of every reply address in it masked."""
-    from pbmserv.service.reply_addresses import mask_addresses  # only once a line is written: `pbmserv --help` needs none of it
+    from pbmserv.service.play.reply_addresses import mask_addresses  # only once a line is written: `pbmserv --help` needs none of it
 
     return mask_addresses(line)
 
@@ -86,7 +86,7 @@ class MaskingFormatter(logging.Formatter):
 
 
 def text_formatter(role: str) -> logging.Formatter:
-    """`2026-11-24T02:06:03+0000 INFO pbmserv.service.processor[worker]: inbound 12 ...`"""
+    """`2026-11-24T02:06:03+0000 INFO pbmserv.service.processing.processor[worker]: inbound 12 ...`"""
     name = f"%(name)s[{role}]" if role else "%(name)s"
     return MaskingFormatter(f"%(asctime)s %(levelname)s {name}: %(message)s", datefmt="%Y-%m-%dT%H:%M:%S%z")
 

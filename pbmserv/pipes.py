@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from pbmserv.service.claims import Claim
+from pbmserv.service.delivery.claims import Claim
 
 log = logging.getLogger(__name__)
 

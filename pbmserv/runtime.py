@@ -7,10 +7,10 @@ from functools import partial
 
 from pbmserv.config import ConfigError, Settings
 from pbmserv.mail.backends import Backend, make_backend
-from pbmserv.service.catalog import Catalog
-from pbmserv.service.delivery import Delivery
-from pbmserv.service.intake import Clock, Intake, utc_now
-from pbmserv.service.processor import Processor
+from pbmserv.service.delivery.sending import Delivery
+from pbmserv.service.intake.arrival import Clock, Intake, utc_now
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.service.processing.processor import Processor
 from pbmserv.store.database import make_engine, session_factory, upgrade
 from pbmserv.store.handles import Engine, Sessions
 from pbmserv.store.key import server_key

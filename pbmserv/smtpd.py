@@ -18,8 +18,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbmserv.config import ConfigError, TryAgainLater
 from pbmserv.pipes import EventLike
-from pbmserv.service.intake import Intake, Mail, content_problem, path_problem
-from pbmserv.service.room import NO_ROOM
+from pbmserv.service.intake.arrival import Intake, Mail, content_problem, path_problem
+from pbmserv.service.intake.room import NO_ROOM
 from pbmserv.smtp_rates import IntakeRates, declared_size
 from pbmserv.store.inbound import OUTAGE_ERRORS, UNSTORABLE_ERRORS
 

@@ -22,7 +22,7 @@ from pbmserv import logs
 from pbmserv.config import Settings
 from pbmserv.gamekit.registry import game_names
 from pbmserv.pipes import Claims, Handover, OutcomesPipe, Progress, WakePipe
-from pbmserv.service.intake import Intake
+from pbmserv.service.intake.arrival import Intake
 from pbmserv.smtpd import start_listener
 from pbmserv.store.database import make_engine
 from pbmserv.store.key import key_path

@@ -12,8 +12,8 @@ from typing import Any
 from pbmserv.loop import Loop
 from pbmserv.pipes import Claims, EventLike, Handover, OutcomesPipe, Progress
 from pbmserv.runtime import Runtime
-from pbmserv.service.batches import DeliveryOrder
-from pbmserv.service.claims import UNOWNED
+from pbmserv.service.delivery.claims import UNOWNED
+from pbmserv.service.processing.batches import DeliveryOrder
 from pbmserv.store import outbox
 from pbmserv.store.database import writing
 

@@ -21,9 +21,9 @@ from sqlalchemy import Engine, func, select, text
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.batches import DeliveryOrder
-from pbmserv.service.passwords import Passwords
-from pbmserv.service.reply_addresses import seat_address
+from pbmserv.service.play.reply_addresses import seat_address
+from pbmserv.service.processing.batches import DeliveryOrder
+from pbmserv.service.processing.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.database import reading, sqlite_file, upgrade
 from pbmserv.store.models import InboundMail

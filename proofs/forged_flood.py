@@ -61,8 +61,8 @@ from pbmserv.config import Settings  # noqa: E402
 from pbmserv.gamekit import get_game  # noqa: E402
 from pbmserv.mail.backends import MemoryBackend  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.service.reply_addresses import seat_address  # noqa: E402
+from pbmserv.service.play.reply_addresses import seat_address  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
 from pbmserv.store import records  # noqa: E402
 from pbmserv.store.key import ServerKey  # noqa: E402
 from pbmserv.store.models import Board, InboundMail  # noqa: E402

@@ -67,8 +67,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.config import MIB, load_settings  # noqa: E402
 from pbmserv.runtime import Runtime  # noqa: E402
-from pbmserv.service.catalog import Catalog  # noqa: E402
-from pbmserv.service.intake import utc_now  # noqa: E402
+from pbmserv.service.intake.arrival import utc_now  # noqa: E402
+from pbmserv.service.processing.catalog import Catalog  # noqa: E402
 from pbmserv.store.database import upgrade  # noqa: E402
 from pbmserv.store.room import sqlite_room  # noqa: E402
 from pbmserv.store.sqlite import WAL_KEPT_BYTES  # noqa: E402

@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from pbmserv.smtpd import start_listener
 from pbmserv.store.database import normalise_url, upgrade
 from pbmserv.store.models import Base

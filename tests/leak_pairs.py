@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.intake import Clock
+from pbmserv.service.intake.arrival import Clock
 from tests.mailtools import feed
 
 PASSWORDS = {"alice": "secret1", "bob": "secret2", "carol": "secret3"}

@@ -10,7 +10,7 @@ import pytest
 
 from pbmserv.gamekit import Game, IllegalMove
 from pbmserv.runtime import Runtime
-from pbmserv.service.board import load, save
+from pbmserv.service.play.board import load, save
 from pbmserv.store import records
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, select
 
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_queue import BotQueue, Stopped, play_due_turns
-from pbmserv.service.bot_turns import BOT_DOMAIN, due_turns, think
+from pbmserv.service.bots.queue import BotQueue, Stopped, play_due_turns
+from pbmserv.service.bots.turns import BOT_DOMAIN, due_turns, think
 from pbmserv.store.database import reading
 from pbmserv.store.models import Address, Board, InboundMail, Move
 from pbmserv.worker import Worker

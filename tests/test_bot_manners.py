@@ -20,9 +20,9 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_manners import RESIGN_COMMENT
-from pbmserv.service.bot_queue import play_due_turns
-from pbmserv.service.bot_turns import BOT_DOMAIN, due_answers, due_turns, turn_mail
+from pbmserv.service.bots.manners import RESIGN_COMMENT
+from pbmserv.service.bots.queue import play_due_turns
+from pbmserv.service.bots.turns import BOT_DOMAIN, due_answers, due_turns, turn_mail
 from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail

@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_queue import play_due_turns
-from pbmserv.service.bot_turns import BOT_DOMAIN
+from pbmserv.service.bots.queue import play_due_turns
+from pbmserv.service.bots.turns import BOT_DOMAIN
 from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail, OutboxMail
@@ -92,7 +92,7 @@ def test_a_bot_turn_stored_twice_or_thought_out_again_plays_once(runtime: Runtim
     one that runs beside it store the same mail, or another move for the
     same turn: one move is played, the other is refused by its guard and
     its answer goes nowhere."""
-    from pbmserv.service.bot_turns import due_turns, turn_mail
+    from pbmserv.service.bots.turns import due_turns, turn_mail
 
     sign_up(runtime)
     send(runtime, "alice@example.org", "toy challenge bot alice")

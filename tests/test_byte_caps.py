@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from pbmserv.runtime import Runtime
-from pbmserv.service.answers import MOST_MAIL_CHARS, within_bounds
-from pbmserv.service.views import MOST_LISTED_MOVES
+from pbmserv.service.play.views import MOST_LISTED_MOVES
+from pbmserv.service.processing.answers import MOST_MAIL_CHARS, within_bounds
 from pbmserv.store.models import OutboxMail
 from tests.conftest import FakeClock
 from tests.long_boards import long_synch_board

@@ -14,8 +14,10 @@ import pytest
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service import legal, processor, replays
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.commands import legal
+from pbmserv.service.play import replays
+from pbmserv.service.processing import processor
+from pbmserv.service.processing.catalog import Catalog
 from tests.conftest import TEST_PASSWORD_COST, FakeClock
 from tests.long_boards import long_synch_board
 from tests.mailtools import body, send, signup

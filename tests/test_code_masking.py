@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from pbmserv.protocol.commands import MASK
 from pbmserv.runtime import Runtime
-from pbmserv.service.reply_addresses import (
+from pbmserv.service.play.reply_addresses import (
     ReplyToken,
     _folded,
     _Pieces,

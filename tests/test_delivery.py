@@ -21,7 +21,7 @@ from pbmserv.deliverer import Deliverer
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend, SmtpBackend
 from pbmserv.pipes import Handover, OutcomesPipe
 from pbmserv.runtime import Runtime
-from pbmserv.service.batches import DeliveryOrder
+from pbmserv.service.processing.batches import DeliveryOrder
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import OutboxMail
 from pbmserv.worker import Worker

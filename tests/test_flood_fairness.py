@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.batches import BatchDone, DeliveryOrder
-from pbmserv.service.reply_addresses import seat_address
+from pbmserv.service.play.reply_addresses import seat_address
+from pbmserv.service.processing.batches import BatchDone, DeliveryOrder
 from pbmserv.store import inbound, records
 from pbmserv.store.database import writing
 from pbmserv.store.models import Board, InboundMail, Move

@@ -19,11 +19,11 @@ from pbmserv.config import load_settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.mail.inbound import IncomingMail
 from pbmserv.runtime import Runtime
-from pbmserv.service import guesses
-from pbmserv.service.catalog import Catalog
-from pbmserv.service.context import Proof, Reply
-from pbmserv.service.output import Composed
-from pbmserv.service.processor import Processor
+from pbmserv.service.processing import guesses
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.service.processing.context import Proof, Reply
+from pbmserv.service.processing.output import Composed
+from pbmserv.service.processing.processor import Processor
 from pbmserv.store.key import ServerKey
 from pbmserv.store.models import InboundMail, Move, User
 from tests.mailtools import body, make_mail, send, send_raw, signup
@@ -215,7 +215,7 @@ def test_a_multiple_mail_of_signups_creates_at_most_20_accounts(runtime: Runtime
 
 
 def test_a_multiple_mail_stops_when_its_time_is_up(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pbmserv.service.processor.MAIL_SECONDS", 0.0, raising=False)
+    monkeypatch.setattr("pbmserv.service.processing.processor.MAIL_SECONDS", 0.0, raising=False)
     replies = send(runtime, "alice@example.org", "multiple", "signup alice secret1\nsignup bob secret2\nhelp")
     errors = [body(message) for _, message in replies if str(message["Subject"]) == "pbmserv Error"]
     assert errors and "Commands 2 to 3: not carried out: your mail had taken more than 0 s" in " ".join(errors[0].split())

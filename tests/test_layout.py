@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import subprocess
+import sys
 import tomllib
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
@@ -86,7 +87,7 @@ BOARD_PROGRESS = {"state", "move_count", "result"}
 #: the store's functions that write a board, its moves or its queue, which only `board.save` and `board.create` call
 BOARD_WRITERS = {"insert_board", "save_board", "record_moves", "remove_moves_after", "clear_queue"}
 #: where a board is changed: the Board value's module, and the store, which reads and writes records
-BOARD_KEEPERS = {"pbmserv.service.board", "pbmserv.store"}
+BOARD_KEEPERS = {"pbmserv.service.play.board", "pbmserv.store"}
 
 
 def _changes_to_boards(tree: ast.Module) -> list[str]:
@@ -197,3 +198,67 @@ def test_the_wheel_names_every_package() -> None:
     }
     assert set(listed) == there | {"pbmserv.migrations"}
     assert (ROOT / "migrations" / "env.py").is_file()
+
+
+def _command_types() -> set[str]:
+    """The concrete command values (`protocol.commands`): every subclass of Command but the two bases."""
+    tree = ast.parse((ROOT / "pbmserv" / "protocol" / "commands.py").read_text())
+    bases = {"Command"}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id in bases for b in node.bases):
+            bases.add(node.name)
+    return bases - {"Command", "GameCommand"}
+
+
+def _commands_taken(tree: ast.Module, commands: set[str]) -> list[tuple[str, str]]:
+    """(function, command type) for each parameter of a function annotated with a command's type."""
+    local_names: dict[str, str] = {}
+    module_aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "pbmserv.protocol.commands":
+            local_names |= {alias.asname or alias.name: alias.name for alias in node.names if alias.name in commands}
+        elif isinstance(node, ast.ImportFrom) and node.module == "pbmserv.protocol":
+            module_aliases |= {alias.asname or alias.name for alias in node.names if alias.name == "commands"}
+    taken = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for argument in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+            for part in ast.walk(argument.annotation) if argument.annotation is not None else ():
+                if isinstance(part, ast.Name) and part.id in local_names:
+                    taken.append((node.name, local_names[part.id]))
+                elif isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and (
+                    part.value.id in module_aliases and part.attr in commands
+                ):
+                    taken.append((node.name, part.attr))
+    return taken
+
+
+def test_only_the_command_handlers_handle_a_command() -> None:
+    """A function that takes a command (a parameter annotated with a
+    command's type) is a handler, and the handlers live in
+    `service/commands/`, one module per command family (issue 36)."""
+    commands = _command_types()
+    handlers_home = ROOT / "pbmserv" / "service" / "commands"
+    handlers, strays = 0, []
+    for module, path in _modules().items():
+        taken = _commands_taken(ast.parse(path.read_text()), commands)
+        if path.is_relative_to(handlers_home):
+            handlers += len(taken)
+        else:
+            strays += [f"{module}.{function} takes {command}" for function, command in taken]
+    assert len(commands) > 20 and handlers > 20  # the check sees the commands and their handlers
+    assert strays == []
+
+
+def test_every_command_has_one_handler() -> None:
+    from pbmserv.protocol import commands
+    from pbmserv.service.commands.dispatch import HANDLERS
+
+    declared = {
+        value for value in vars(commands).values()
+        if isinstance(value, type) and issubclass(value, commands.Command)
+        and value not in (commands.Command, commands.GameCommand)
+    }
+    assert declared == set(HANDLERS)
+    assert all(Path(sys.modules[h.__module__].__file__ or "").parent.name == "commands" for h in HANDLERS.values())

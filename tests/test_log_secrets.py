@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from pbmserv.logs import JsonFormatter, WithoutClientText, text_formatter
 from pbmserv.runtime import Runtime
-from pbmserv.service.reply_addresses import token_of
+from pbmserv.service.play.reply_addresses import token_of
 from pbmserv.store.database import make_engine
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail, send, signup

@@ -41,7 +41,7 @@ def own_lines(stderr: str) -> list[str]:
 
 
 def processing_line(stderr: str) -> str:
-    [line] = [line for line in own_lines(stderr) if "pbmserv.service.processor" in line]
+    [line] = [line for line in own_lines(stderr) if "pbmserv.service.processing.processor" in line]
     return line
 
 
@@ -50,7 +50,7 @@ def test_receive_logs_one_line_for_the_mail_and_no_password(database_url: str, t
     assert result.returncode == 0, result.stderr
     assert own_lines(result.stderr) == [processing_line(result.stderr)], "at INFO, the processing line and nothing else"
     assert re.fullmatch(
-        rf"{TIME} INFO pbmserv\.service\.processor: inbound 1 from alice@example\.org: signup: done in \d+ ms",
+        rf"{TIME} INFO pbmserv\.service\.processing\.processor: inbound 1 from alice@example\.org: signup: done in \d+ ms",
         processing_line(result.stderr),
     ), result.stderr
     assert PASSWORD not in result.stderr + result.stdout
@@ -63,12 +63,12 @@ def test_receive_logs_json_lines_with_the_fields_as_keys(database_url: str, tmp_
     result = pbmserv(tmp_path, database_url, *how, "receive", "--wait", raw=mail, **setting)
     assert result.returncode == 0, result.stderr
     entries = [json.loads(line) for line in result.stderr.splitlines()]
-    [entry] = [entry for entry in entries if entry["logger"] == "pbmserv.service.processor"]
+    [entry] = [entry for entry in entries if entry["logger"] == "pbmserv.service.processing.processor"]
     assert datetime.fromisoformat(entry.pop("time")).utcoffset() is not None
     ms = entry.pop("ms")
     assert isinstance(ms, int) and ms >= 0
     assert entry == {
-        "level": "INFO", "logger": "pbmserv.service.processor",
+        "level": "INFO", "logger": "pbmserv.service.processing.processor",
         "message": f"inbound 1 from alice@example.org: signup: done in {ms} ms",
         "inbound_id": 1, "sender": "alice@example.org", "command": "signup", "outcome": "done",
     }
@@ -127,7 +127,7 @@ def test_a_mail_given_up_unprocessed_is_logged_failed_with_why(runtime: Runtime,
         key = session.get(InboundMail, row_id).dedup_key
     with caplog.at_level(logging.INFO, logger="pbmserv"):
         assert runtime.processor.give_up(key, "not processed within 300s: given up")
-    [record] = [record for record in caplog.records if record.name == "pbmserv.service.processor"]
+    [record] = [record for record in caplog.records if record.name == "pbmserv.service.processing.processor"]
     assert (record.levelname, record.getMessage()) == (
         "WARNING", f"inbound {row_id} from alice@example.org: toy move: failed (not processed within 300s: given up)",
     )
@@ -159,7 +159,7 @@ def test_a_relay_that_refuses_connections_shows_at_the_first_attempt(database_ur
     port = free_port()  # nothing listens there
     [line] = [line for line in own_lines(deliver_through(tmp_path, database_url, port)) if "delivery" in line]
     assert re.fullmatch(
-        rf"{TIME} WARNING pbmserv\.service\.delivery: outbox 1 to alice@example\.org: attempt 1 failed: "
+        rf"{TIME} WARNING pbmserv\.service\.delivery\.sending: outbox 1 to alice@example\.org: attempt 1 failed: "
         rf"relay 127\.0\.0\.1:{port}: \[Errno 111\] Connection refused; next try at {TIME}",
         line,
     ), line
@@ -168,7 +168,7 @@ def test_a_relay_that_refuses_connections_shows_at_the_first_attempt(database_ur
 def test_a_failed_attempt_as_json(database_url: str, tmp_path: Path) -> None:
     port = free_port()
     stderr = deliver_through(tmp_path, database_url, port, "--log-format=json")
-    [entry] = [entry for entry in map(json.loads, stderr.splitlines()) if entry["logger"] == "pbmserv.service.delivery"]
+    [entry] = [entry for entry in map(json.loads, stderr.splitlines()) if entry["logger"] == "pbmserv.service.delivery.sending"]
     assert entry["level"] == "WARNING" and entry["outcome"] == "retry"
     assert (entry["outbox_id"], entry["recipient"], entry["attempt"]) == (1, "alice@example.org", 1)
     assert entry["error"] == f"relay 127.0.0.1:{port}: [Errno 111] Connection refused"
@@ -258,7 +258,7 @@ def test_serve_logs_its_start_each_mail_from_its_worker_and_its_stop(
     [processed] = [line for line in lines if "inbound 1" in line]
     assert re.search(r"processor\[worker\]: inbound 1 from alice@example\.org: signup: done in \d+ ms$", processed), processed
     [delivery] = [line for line in lines if "outbox 1" in line]
-    assert re.search(rf"delivery\[deliverer\]: outbox 1 .* attempt 1 failed: relay 127\.0\.0\.1:{relay}: ", delivery), delivery
+    assert re.search(rf"sending\[deliverer\]: outbox 1 .* attempt 1 failed: relay 127\.0\.0\.1:{relay}: ", delivery), delivery
     assert lines[-2].endswith("pbmserv stopping on SIGTERM"), lines
     stopped = f"pbmserv stopped; worker pid {worker} exit code 0, deliverer pid {deliverer} exit code 0, bots pid {bots} exit code 0"
     assert lines[-1].endswith(stopped), lines

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from tests.mailtools import body, send, signup
 from tests.toygame import Toy, ToyMove, ToyState
 

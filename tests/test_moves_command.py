@@ -9,7 +9,7 @@ from pbmserv.gamekit import get_game
 from pbmserv.protocol import parse_command, parse_request
 from pbmserv.protocol.commands import Moves
 from pbmserv.protocol.errors import BadArgument, MissingArgument, ParseError
-from pbmserv.service.legal import MOST_LINES, compact, moves_lines
+from pbmserv.service.commands.legal import MOST_LINES, compact, moves_lines
 
 GAMES = ("majorities", "psychomachia", "toy")
 

@@ -15,8 +15,8 @@ from sqlalchemy.exc import ArgumentError, IntegrityError
 from pbmserv.gamekit import get_game
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
-from pbmserv.service.context import as_utc
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.service.processing.context import as_utc
 from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import BOARDS, MOVES, USERS
 from tests.conftest import FakeClock

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pbmserv.mail.authentication import author, vouchers
 from pbmserv.mail.inbound import parse_mail
 from pbmserv.runtime import Runtime
-from pbmserv.service import guesses
+from pbmserv.service.processing import guesses
 from tests.mailtools import body, make_mail, send, send_raw, signup
 
 VICTIM = "victim@outside.example"

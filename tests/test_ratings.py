@@ -10,7 +10,7 @@ from sqlalchemy import select
 from pbmserv.protocol import ParseError, parse_command, probable_passwords
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.runtime import Runtime
-from pbmserv.service.ratings import new_rating, pair_score
+from pbmserv.service.play.ratings import new_rating, pair_score
 from pbmserv.store.models import Rating, User
 from tests.conftest import FakeClock
 from tests.mailtools import body, send, signup

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pbmserv.protocol.parser import parse_command
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

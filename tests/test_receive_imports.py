@@ -77,7 +77,7 @@ def test_storing_a_mail_loads_neither_sqlalchemy_nor_alembic_nor_any_game(databa
         modules = receive(tmp_path, database_url, "alice", subject, wait=False)
         assert game_modules(modules) == set()
         assert {name.partition(".")[0] for name in modules} & {"sqlalchemy", "alembic"} == set()
-        assert {"pbmserv.runtime", "pbmserv.service.processor", "pbmserv.store.database"} & modules == set()
+        assert {"pbmserv.runtime", "pbmserv.service.processing.processor", "pbmserv.store.database"} & modules == set()
         if make_url(database_url).get_backend_name() == "sqlite":
             assert "psycopg" not in modules
     settings = Settings(database_url=database_url, key_file=str(tmp_path / "pbmserv.key"))
@@ -93,7 +93,7 @@ def test_processing_a_mail_that_plays_no_game_loads_no_game_and_not_alembic(data
     assert not any(name == "alembic" or name.startswith("alembic.") for name in modules)
     if make_url(database_url).get_backend_name() == "sqlite":
         assert "sqlalchemy.dialects.postgresql" not in modules  # the dialect of the database in use only
-    assert "pbmserv.service.processor" in modules  # it was processed, too
+    assert "pbmserv.service.processing.processor" in modules  # it was processed, too
 
 
 def test_a_mail_to_a_game_loads_that_game_only(database_url: str, tmp_path: Path) -> None:

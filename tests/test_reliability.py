@@ -21,10 +21,10 @@ from pbmserv.config import Settings
 from pbmserv.gamekit import IllegalMove
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service import guesses
-from pbmserv.service.batches import BatchDone
-from pbmserv.service.catalog import Catalog
-from pbmserv.service.passwords import Passwords
+from pbmserv.service.processing import guesses
+from pbmserv.service.processing.batches import BatchDone
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.service.processing.passwords import Passwords
 from pbmserv.store import records
 from pbmserv.store.models import Address, Board, InboundMail, Move, OutboxMail, User
 from tests.conftest import FakeClock

@@ -40,7 +40,7 @@ from sqlalchemy import select
 from pbmserv.gamekit import get_game
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.reply_addresses import ReplyToken, holds_reply_address, is_genuine
+from pbmserv.service.play.reply_addresses import ReplyToken, holds_reply_address, is_genuine
 from pbmserv.store import records, users
 from pbmserv.store.key import is_sealed
 from pbmserv.store.models import InboundMail, OutboxMail

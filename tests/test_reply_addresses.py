@@ -31,7 +31,7 @@ from pbmserv.protocol.commands import (
 )
 from pbmserv.protocol.reply import parse_reply
 from pbmserv.runtime import Runtime
-from pbmserv.service.reply_addresses import (
+from pbmserv.service.play.reply_addresses import (
     ReplyToken,
     holds_reply_address,
     is_genuine,

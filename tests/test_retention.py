@@ -14,8 +14,8 @@ from sqlalchemy import Table, func, select
 from pbmserv.config import MIN_OUTBOX_DAYS, Settings
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
-from pbmserv.service.rates import CAPS
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.service.processing.rates import CAPS
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import (
     Address,

@@ -41,7 +41,7 @@ def test_sigkill_right_after_250_loses_nothing_and_applies_once(database_url: st
 def test_pending_mail_left_by_a_crash_is_processed_at_start(database_url: str, tmp_path: Path) -> None:
     from pbmserv.config import Settings
     from pbmserv.runtime import Runtime
-    from pbmserv.service.catalog import Catalog
+    from pbmserv.service.processing.catalog import Catalog
 
     settings = Settings(database_url=database_url, key_file=str(tmp_path / "pbmserv.key"), mail_backend="memory")
     runtime = Runtime(settings, catalog=Catalog([]))

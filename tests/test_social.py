@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbmserv.protocol import GAME_VERBS, GLOBAL_VERBS
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from pbmserv.store.models import GamePolicy, InboundMail, OutboxMail, Subscription
 from tests.mailtools import body, send, signup
 from tests.test_reliability import snapshot

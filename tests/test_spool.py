@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, func, select
 from pbmserv.config import Settings
 from pbmserv.mail.backends import MaildirBackend, MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from pbmserv.smtpd import start_listener
 from pbmserv.store.database import upgrade
 from pbmserv.store.models import InboundMail, OutboxMail

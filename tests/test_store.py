@@ -10,7 +10,7 @@ from sqlalchemy import event, select
 
 import pbmserv
 from pbmserv.runtime import Runtime
-from pbmserv.service.context import as_utc
+from pbmserv.service.processing.context import as_utc
 from pbmserv.store import following, records, users
 from pbmserv.store.following import PolicyRecord
 from pbmserv.store.prepared import PLAIN

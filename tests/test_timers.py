@@ -19,8 +19,8 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.protocol import ParseError, parse_command, parse_request
 from pbmserv.protocol.commands import Vacation
 from pbmserv.runtime import Runtime
-from pbmserv.service import processor
-from pbmserv.service.board import replay
+from pbmserv.service.play.board import replay
+from pbmserv.service.processing import processor
 from pbmserv.store import records
 from pbmserv.store.models import Board
 from pbmserv.worker import Worker

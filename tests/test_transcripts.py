@@ -11,7 +11,7 @@ import pytest
 
 from pbmserv.gamekit import get_game
 from pbmserv.runtime import Runtime
-from pbmserv.service.catalog import Catalog
+from pbmserv.service.processing.catalog import Catalog
 from tests.toygame import Toy
 from tests.transcript import read, replay
 

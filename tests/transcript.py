@@ -49,9 +49,9 @@ from typing import Any
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.bot_queue import play_due_turns
-from pbmserv.service.intake import reply_address_of
-from pbmserv.service.reply_addresses import ReplyToken, is_genuine
+from pbmserv.service.bots.queue import play_due_turns
+from pbmserv.service.intake.arrival import reply_address_of
+from pbmserv.service.play.reply_addresses import ReplyToken, is_genuine
 from pbmserv.store import users
 from tests.conftest import FakeClock
 

@@ -26,8 +26,8 @@ from pbmserv.config import load_settings
 from pbmserv.gamekit import Game
 from pbmserv.runtime import Runtime
 from pbmserv.service import operator
-from pbmserv.service.board import Board, replay
-from pbmserv.service.views import board_mail, names_and
+from pbmserv.service.play.board import Board, replay
+from pbmserv.service.play.views import board_mail, names_and
 from pbmserv.store import operator as stored
 from pbmserv.store import records
 from pbmserv.store.database import reading

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from pbmserv.runtime import Runtime
-from pbmserv.service.context import as_utc
+from pbmserv.service.processing.context import as_utc
 from pbmserv.store.database import require_current_schema
 
 T = TypeVar("T")

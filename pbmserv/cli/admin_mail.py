@@ -17,7 +17,7 @@ from pbmserv.cli.admin_common import (
     runtime_of,
 )
 from pbmserv.service import operator
-from pbmserv.service.reply_addresses import mask_addresses
+from pbmserv.service.play.reply_addresses import mask_addresses
 from pbmserv.store import operator as stored
 from pbmserv.store.database import reading
 from pbmserv.store.key import is_sealed, server_key

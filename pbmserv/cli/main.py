@@ -64,7 +64,7 @@ def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait:
     later) for anything else that kept the mail from being stored, a
     setting included (see `Tool`)."""
     from pbmserv.drainer import DrainLock, lock_path, start_drainer
-    from pbmserv.service.piped import NotStored, Verdict, store_piped
+    from pbmserv.service.intake.piped import NotStored, Verdict, store_piped
 
     settings: Settings = ctx.obj
     try:
@@ -141,7 +141,7 @@ def bots(settings: Settings, once: bool) -> None:
     import time
 
     from pbmserv.runtime import Runtime
-    from pbmserv.service.bot_queue import BotQueue
+    from pbmserv.service.bots.queue import BotQueue
 
     runtime = Runtime(settings)
     check_key(settings)

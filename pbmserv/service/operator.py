@@ -10,9 +10,9 @@ from datetime import datetime
 
 from pbmserv.mailbox import mailbox, mailbox_problem
 from pbmserv.protocol.syntax import LONGEST_PASSWORD, MOST_ADDRESSES
-from pbmserv.service.accounts import MIN_PASSWORD_LENGTH, replace_addresses
-from pbmserv.service.masking import MASKED_HEADER
-from pbmserv.service.passwords import Passwords
+from pbmserv.service.commands.accounts import MIN_PASSWORD_LENGTH, replace_addresses
+from pbmserv.service.intake.masking import MASKED_HEADER
+from pbmserv.service.processing.passwords import Passwords
 from pbmserv.store import inbound, operator, records, users
 from pbmserv.store.database import reading, writing
 from pbmserv.store.handles import Engine

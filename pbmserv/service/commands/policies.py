@@ -1,0 +1,105 @@
+"""Challenge policy per game type: accept or reject challenges, a limit on
+active games, and how many more games a player seeks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
+from pbmserv.service.commands.handling import handles
+from pbmserv.service.processing.context import Context, Reply
+from pbmserv.service.processing.errors import ServiceError
+from pbmserv.store import following, records
+from pbmserv.store.following import PolicyRecord
+from pbmserv.store.records import Account
+
+
+def find_policy(ctx: Context, user: Account, game_type: str) -> PolicyRecord | None:
+    return following.find_policy(ctx.connection, user.id, game_type)
+
+
+def policy_for(ctx: Context, user: Account, game_type: str) -> PolicyRecord:
+    """The user's policy for the game type: the defaults if there is none yet (stored by `following.save_policy`)."""
+    return find_policy(ctx, user, game_type) or PolicyRecord(id=None, user_id=user.id, game_type=game_type)
+
+
+def counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def active_games(ctx: Context, game: Game, userid: str) -> int:
+    return sum(1 for board in records.running_boards(ctx.connection, game.name) if userid in board.seats)
+
+
+def check_challenge(ctx: Context, game: Game, players: list[Account]) -> None:
+    """Refuse a challenge that names a player who rejects challenges of this
+    type or who already plays as many games as their limit. A challenge
+    needs no password, so nothing tells who sent it: a sender address
+    anybody can write cannot lift a player's `reject`."""
+    for user in players:
+        policy = find_policy(ctx, user, game.name)
+        if policy is None:
+            continue
+        if not policy.accepts_challenges:
+            raise ServiceError(
+                f"{user.userid} does not accept {game.title} challenges.",
+                f"challenge somebody else; {user.userid} can change this with "
+                f"'{game.name} accept {user.userid} password' (also to start a game of their own)",
+                game=game.name,
+            )
+        playing = active_games(ctx, game, user.userid)
+        if policy.game_limit and playing >= policy.game_limit:
+            raise ServiceError(
+                f"{user.userid} already plays {counted(playing, f'active {game.title} game')}, "
+                f"the most {user.userid} has chosen to play at once.",
+                f"wait until one of them ends, or ask {user.userid} to raise the limit with "
+                f"'{game.name} limit {user.userid} password number'",
+                game=game.name,
+            )
+
+
+def game_started(ctx: Context, game: Game, players: list[Account]) -> None:
+    """A new board counts against what each player seeks."""
+    for user in players:
+        policy = find_policy(ctx, user, game.name)
+        if policy is not None and policy.seeking > 0:
+            following.save_policy(ctx.connection, replace(policy, seeking=policy.seeking - 1))
+
+
+# -- commands ------------------------------------------------------------------
+@handles(SetAccepting)
+def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = replace(policy_for(ctx, user, game.name), accepts_challenges=command.accepting)
+    following.save_policy(ctx.connection, policy)
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+@handles(SetLimit)
+def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = replace(policy_for(ctx, user, game.name), game_limit=command.limit)
+    following.save_policy(ctx.connection, policy)
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+@handles(SetSeek)
+def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = replace(policy_for(ctx, user, game.name), seeking=command.count)
+    following.save_policy(ctx.connection, policy)
+    return [_policy_reply(ctx, game, user, policy)]
+
+
+def _policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> Reply:
+    playing = active_games(ctx, game, user.userid)
+    accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} accept' takes them again)"
+    limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"
+    body = (
+        f"The {game.title} challenge policy of {user.userid}:\n"
+        f"  challenges:  {accepting}\n"
+        f"  limit:       {limit} (playing {playing} now)\n"
+        f"  seeking:     {counted(policy.seeking, 'more game')}\n"
+    )
+    return Reply((ctx.sender,), f"{game.title} policy {user.userid}", body)

@@ -1,0 +1,1 @@
+"""Delivery: working the outbox (what is due, claims, retries)."""

@@ -1,0 +1,76 @@
+"""The board mails every change of a board sends: to each player their own view
+(with the command to paste where it is their turn and the reply address of
+their seat), the public view to the subscribers, and an answer to a third
+party who sent the command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbmserv.gamekit import Game
+from pbmserv.service.play import reply_addresses, subscriptions, views
+from pbmserv.service.play.board import Board
+from pbmserv.service.processing.context import Context, Reply
+from pbmserv.store import records
+from pbmserv.store.records import BoardRecord
+from pbmserv.store.states import Kind
+
+
+def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
+    """The moves an ordinary board mail lists: the last few while the game
+    runs, all once it is over (as many as a move list shows), without
+    loading a long game's whole history."""
+    most = views.MOST_LISTED_MOVES if board.result is not None else ctx.settings.recent_moves
+    return records.recent_moves(ctx.connection, board.id, board.move_count, most)
+
+
+def mails_to_players(
+    ctx: Context, saved: Board, *, subject_prefix: str = "", lead: str = "", commenter: str = "",
+) -> list[Reply]:
+    """The board mail to every player, each seeing the board from their own side,
+    and the public view to the subscribers it is for; the sender gets the
+    public view (without the comment) if they are none of these. The board
+    is saved: its move list is read from the store."""
+    game, board, state = saved.game, saved.record, saved.state
+    moves = moves_to_list(ctx, board)
+    board_subscriptions = subscriptions.board_subscriptions(ctx, board)
+    watchers = subscriptions.watchers(board, board_subscriptions)
+    addresses = ctx.addresses([*board.seats, *watchers])
+    subject = views.subject(game, board, state, subject_prefix)
+
+    secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
+    texts: dict[tuple[int | None, str], str] = {}
+
+    def text(viewer: int | None, comment: str = ctx.comment) -> str:
+        """The mail for `viewer`, made once for all who see the same board."""
+        key = (viewer if secret_moves else game.viewpoint(state, viewer), comment)
+        if key not in texts:
+            texts[key] = views.board_mail(
+                game, board, moves, state, key[0], recent=ctx.settings.recent_moves, comment=comment,
+                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
+            )
+        return texts[key]
+
+    replies = []
+    reached: set[str] = set()
+    for seat, userid in enumerate(board.seats):
+        recipients = addresses.get(userid, ())
+        if recipients:
+            reached.update(recipients)
+            body = text(seat)
+            if board.result is None and seat in game.to_move(state):
+                body += "\n" + views.command_to_paste(game, board, state, seat)
+            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_address_of(ctx, game, board, seat)))
+    recipients = tuple(address for userid in watchers for address in addresses[userid])
+    if recipients:
+        reached.update(recipients)
+        replies.append(Reply(recipients, subject, text(None), Kind.BOARD))
+    if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
+        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), Kind.ANSWER))
+    return replies
+
+
+def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
+    """The reply address of the player in `seat` on the board: theirs alone (`service.reply_addresses`)."""
+    account = ctx.known_user(board.seats[seat])
+    return reply_addresses.seat_address(ctx.key, ctx.settings.address, game.name, board.board, seat, account)

@@ -1,0 +1,129 @@
+"""Ratings per game type, pbmserv style: every player starts at 1600; their
+first 20 finished boards of a type are provisional (the USCF performance
+average), after that Elo with K = 32; a board rated as it finishes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from pbmserv.service.bots.seats import is_bot
+from pbmserv.service.play import views
+from pbmserv.service.play.board import Board, played_moves
+from pbmserv.service.play.replays import SERVER_MOVES
+from pbmserv.service.processing.context import Context
+from pbmserv.store import following
+from pbmserv.store.following import RatingRecord
+from pbmserv.store.records import BoardRecord
+
+START_RATING = 1600
+#: the moves each player must have made on a board (a resignation or forfeit not counted) for it to be rated
+RATED_MOVES_EACH = 2
+PROVISIONAL_GAMES = 20
+K_FACTOR = 32
+#: a player without a finished board of the type for this long is listed as inactive
+INACTIVE_DAYS = 180
+
+
+def expected_score(rating: float, opponent: float) -> float:
+    return 1 / (1 + 10 ** ((opponent - rating) / 400))
+
+
+def new_rating(rating: int, games: int, results: list[tuple[int, float]]) -> int:
+    """The rating after one board. `games` is how many rated boards the player
+    finished before it, `results` holds (opponent's rating, score: 1 won,
+    0.5 drawn, 0 lost) against each opponent on the board.
+
+    Provisional (fewer than 20 games before): the average of the earlier
+    rating, weighted by its games plus one (the start rating counts as one
+    game played at 1600, which keeps the first results from swinging the
+    rating by 400), and this board's performance (the opponents' average
+    rating, +400 for a win, -400 for a loss); a win never lowers and a loss
+    never raises it. Established: Elo, K = 32 shared
+    among the opponents."""
+    if games < PROVISIONAL_GAMES:
+        performance = sum(opponent + 400 * (2 * score - 1) for opponent, score in results) / len(results)
+        value = (rating * (games + 1) + performance) / (games + 2)
+        net = sum(2 * score - 1 for _, score in results)
+        if net > 0:
+            value = max(value, rating)
+        elif net < 0:
+            value = min(value, rating)
+    else:
+        value = rating + K_FACTOR / len(results) * sum(
+            score - expected_score(rating, opponent) for opponent, score in results
+        )
+    return round(value)
+
+
+def pair_score(seat: int, other: int, winners: list[int]) -> float:
+    """The score of `seat` against `other`: a winner beats a non-winner; otherwise a draw."""
+    return 0.5 + ((seat in winners) - (other in winners)) / 2
+
+
+def finish(ctx: Context, board: Board, winners: list[int], scores: list[Any] | None, reason: str) -> Board:
+    """The board over, with the rating changes it caused (or why it is not rated)."""
+    unrated = _unrated_because(ctx, board)
+    rating = {"ratings": _rate_board(ctx, board.record, winners)} if unrated is None else {"unrated": unrated}
+    return board.finish(winners, scores, reason, rating)
+
+
+def _unrated_because(ctx: Context, board: Board) -> str | None:
+    """Why the finished board does not count towards ratings, or None if it
+    does. Only a game played counts: each player made RATED_MOVES_EACH moves
+    of their own (a board resigned at once says nothing of strength, and is
+    the cheapest way to feed one account's rating from others), and every
+    player but the bots has an address that a reply proved theirs."""
+    seats = board.record.seats
+    humans = [userid for userid in seats if not is_bot(userid)]
+    unconfirmed = [userid for userid, addresses in ctx.addresses(humans).items() if not addresses]
+    if unconfirmed:
+        return f"{views.names_and(unconfirmed)} has no confirmed address"
+    made = Counter(seat for seat, text in played_moves(ctx.connection, board) if text not in SERVER_MOVES)
+    if any(made[seat] < RATED_MOVES_EACH for seat in range(len(seats))):
+        return f"a board counts once each player has made {RATED_MOVES_EACH} moves"
+    return None
+
+
+def _rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[dict[str, Any]]:
+    """Rate the finished board (a resignation or forfeit is a loss); returns
+    each player's rating before and after, as the board's result keeps them."""
+    rows = [_rating_of(ctx, userid, board.game_type) for userid in board.seats]
+    seats = range(len(board.seats))
+    after = [
+        new_rating(row.rating, row.games, [(rows[o].rating, pair_score(s, o, winners)) for o in seats if o != s])
+        for s, row in zip(seats, rows)
+    ]
+    changes = []
+    for seat, row in enumerate(rows):
+        if not winners or len(winners) == len(rows):
+            counted = replace(row, drawn=row.drawn + 1)
+        elif seat in winners:
+            counted = replace(row, won=row.won + 1)
+        else:
+            counted = replace(row, lost=row.lost + 1)
+        rated = replace(counted, rating=after[seat], last_game_at=ctx.now)
+        following.save_rating(ctx.connection, rated)
+        changes.append({
+            "userid": board.seats[seat], "before": row.rating, "after": rated.rating,
+            "provisional": rated.games < PROVISIONAL_GAMES,
+        })
+    return changes
+
+
+def _rating_of(ctx: Context, userid: str, game_type: str) -> RatingRecord:
+    """The player's rating in the game type; the start rating (not stored yet) if they have none."""
+    user = ctx.known_user(userid)
+    return following.find_rating(ctx.connection, user.id, game_type) or RatingRecord(
+        id=None, user_id=user.id, game_type=game_type, rating=START_RATING, won=0, lost=0, drawn=0, last_game_at=ctx.now,
+    )
+
+
+# -- standings -------------------------------------------------------------------
+
+
+
+
+# -- history -----------------------------------------------------------------------
+

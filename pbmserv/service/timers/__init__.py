@@ -1,0 +1,1 @@
+"""The timer pass: reminders, forfeits, vacations that ran out, old mail deleted."""
