@@ -103,12 +103,12 @@ class Board:
         }
 
     @cached_property
-    def pair_texts(self) -> tuple[tuple[str, ...], ...]:
-        """pair_texts[a][b] is the canonical move text for cells a < b."""
-        return tuple(
-            tuple(f"{self.labels[a]},{self.labels[b]}" for b in range(len(self.cells)))
-            for a in range(len(self.cells))
-        )
+    def placements(self) -> tuple[tuple[Placement, ...], ...]:
+        """placements[a][b] is the turn that takes cells a < b, placements[a][a]
+        the first turn's single stone on a: made once, as the bots list them
+        in every position they search."""
+        every = range(len(self.cells))
+        return tuple(tuple(Placement((a,) if a == b else (a, b), self.size) for b in every) for a in every)
 
 
 @cache
@@ -213,15 +213,14 @@ class Majorities(Game):
             board[i] = SEAT_MARKS[seat]
         return MajoritiesState(state.size, state.players, "".join(board), move.cells)
 
-    def legal_moves(self, state: MajoritiesState, seat: int) -> list[str]:
+    def moves(self, state: MajoritiesState, seat: int) -> list[Placement]:
         if seat not in self.to_move(state):
             return []
-        board = board_for(state.size)
+        placements = board_for(state.size).placements
         empty = [i for i, mark in enumerate(state.board) if mark == EMPTY]
         if state.stones_this_turn == 1:
-            return [board.labels[i] for i in empty]
-        texts = board.pair_texts
-        return [texts[a][b] for n, a in enumerate(empty) for b in empty[n + 1 :]]
+            return [placements[i][i] for i in empty]
+        return [placements[a][b] for n, a in enumerate(empty) for b in empty[n + 1 :]]
 
     def outcome(self, state: MajoritiesState) -> Outcome | None:
         winner = self._winner(state)
@@ -302,7 +301,7 @@ class Majorities(Game):
         return ",".join(empty[: state.stones_this_turn])
 
     def example_move(self, state: MajoritiesState, seat: int) -> str:
-        """The first of `legal_moves`, without making every pair of cells."""
+        """The first of `moves`, without making every pair of cells."""
         if seat not in self.to_move(state) or state.board.count(EMPTY) < state.stones_this_turn:
             return ""
         return self._example_move(state)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import games.majority.rules as rules
-from games.majority.moves import Hide, MajorityMove, Place, Reveal, read_move
+from games.majority.moves import Hide, MajorityMove, Place, Reveal, legal_moves, read_move
 from games.majority.state import BLACK, EMPTY, SIDES, WHITE, MajorityState, decode, encode
 from games.majority.tricks import final_holders, knowledge, points
 from games.majority.view import number, render
@@ -89,8 +89,8 @@ class Majority(Game):
             case Place(square=square, reveal=revealing):
                 return rules.place(state, seat, square, revealing=revealing)
 
-    def legal_moves(self, state: MajorityState, seat: int) -> list[str]:
-        return rules.legal_moves(state, seat)
+    def moves(self, state: MajorityState, seat: int) -> list[MajorityMove]:
+        return legal_moves(state, seat)
 
     def outcome(self, state: MajorityState) -> Outcome | None:
         if not state.over:

@@ -165,14 +165,14 @@ class Parliament(Game):
             last_events=tuple(events),
         )
 
-    def legal_moves(self, state: State, seat: int) -> list[str]:
+    def moves(self, state: State, seat: int) -> list[Preferences] | list[Claim]:
         if seat not in self.to_move(state):
             return []
-        labels = state.layout.shown
+        seats = range(state.layout.size)
         if state.in_setup:
-            return ["prefer none"] + [f"prefer {label}" for label in labels]
+            return [Preferences(state.boards, ()), *(Preferences(state.boards, (s,)) for s in seats)]
         own = set(state.live_preferences(seat))
-        return [label for s, label in enumerate(labels) if state.board[s] == EMPTY and s not in own]
+        return [Claim(state.boards, s) for s in seats if state.board[s] == EMPTY and s not in own]
 
     def known_to(self, state: State, seat: int) -> State:
         return known_to(state, seat)

@@ -19,7 +19,7 @@ from games.plurality.board import (
     layout_for,
     mask_of,
 )
-from games.plurality.moves import Pass, PluralityMove, read_drop
+from games.plurality.moves import Pass, PluralityMove, drops_for, read_drop
 from games.plurality.open_drops import first_open_drop, open_drops
 from games.plurality.state import PluralityState, estimated_points, territory_points
 from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
@@ -85,15 +85,14 @@ class Plurality(Game):
     def to_move(self, state: PluralityState) -> frozenset[int]:
         return frozenset() if state.passes >= 2 else frozenset({state.turn})
 
-    def legal_moves(self, state: PluralityState, seat: int) -> list[str]:
+    def moves(self, state: PluralityState, seat: int) -> list[PluralityMove]:
         if seat not in self.to_move(state):
             return []
-        layout = layout_for(state.board, state.size)
-        moves = layout.moves
-        return [move for k in open_drops(layout, state) for move in moves[k]] + ["pass"]
+        drops = drops_for(state.board, state.size)
+        return [drop for k in open_drops(layout_for(state.board, state.size), state) for drop in drops[k]] + [Pass()]
 
     def example_move(self, state: PluralityState, seat: int) -> str:
-        """The first of `legal_moves`, without listing the open drops."""
+        """The first of `moves`, without listing the open drops."""
         if seat not in self.to_move(state):
             return ""
         layout = layout_for(state.board, state.size)

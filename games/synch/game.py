@@ -70,17 +70,16 @@ class Synch(Game):
         phase = rules.phase(state)
         return frozenset() if phase is None else frozenset({phase.seat})
 
-    def legal_moves(self, state: SynchState, seat: int) -> list[str]:
+    def moves(self, state: SynchState, seat: int) -> list[SynchMove]:
         phase = rules.phase(state)
         if phase is None or phase.seat != seat:
             return []
         if phase.kind == "place":
-            grid = grid_for(state.size)
             taken = state.markers[1 - seat]
-            return [f"place {grid.label(cell)}" for cell in grid.cells if cell != taken]
+            return [Place(cell, state.size) for cell in grid_for(state.size).cells if cell != taken]
         if phase.kind == "mode":
-            return rules.legal_modes(state)
-        return rules.legal_directions(state)
+            return [Mode(mode) for mode in rules.legal_modes(state)]
+        return [Direction(direction) for direction in rules.legal_directions(state)]
 
     # -- playing --------------------------------------------------------------
     def read_move(self, state: SynchState, seat: int, text: str) -> SynchMove:

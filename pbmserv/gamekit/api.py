@@ -27,7 +27,9 @@ class Move(Protocol):
     """A move as its game has read it: a frozen value of the game's own
     whose `str()` is the canonical text (what the move list shows, and what
     `read_move` reads back into an equal value) and which knows whether the
-    other players may only see it as `(secret)`."""
+    other players may only see it as `(secret)`. Two moves are equal
+    exactly when their texts are: the bots compare the moves of different
+    drawn states, and key their tree on them."""
 
     @property
     def secret(self) -> bool: ...
@@ -166,17 +168,31 @@ class Game:
         return TextMove(" ".join(text.lower().split()))
 
     def apply(self, state: Any, seat: int, move: Any) -> Any:
-        """The state after `seat` plays `move` (a value from `read_move`);
+        """The state after `seat` plays `move` (a value from `read_move` or
+        `moves`);
         raises IllegalMove and leaves `state` as it was when the rules
         forbid it."""
         raise NotImplementedError
 
     def play(self, state: Any, seat: int, text: str) -> Any:
-        """`read_move` and `apply` in one call, for replays, tests and bots."""
+        """`read_move` and `apply` in one call, for replays of stored text."""
         return self.apply(state, seat, self.read_move(state, seat, text))
 
+    def moves(self, state: Any, seat: int) -> Sequence[Move]:
+        """Every move `seat` may play now, each once, as values `apply`
+        takes: what the bots search. A game implements this or
+        `legal_moves`; by default each of `legal_moves` read by `read_move`."""
+        if type(self).legal_moves is Game.legal_moves:
+            raise NotImplementedError(f"{self.name} implements neither moves nor legal_moves")
+        return [self.read_move(state, seat, text) for text in self.legal_moves(state, seat)]
+
     def legal_moves(self, state: Any, seat: int) -> list[str]:
-        raise NotImplementedError
+        """`moves` as canonical text, in the same order: what the move list
+        offers a player. A game that knows its moves only as text
+        implements this instead of `moves`."""
+        if type(self).moves is Game.moves:
+            raise NotImplementedError(f"{self.name} implements neither moves nor legal_moves")
+        return [str(move) for move in self.moves(state, seat)]
 
     def example_move(self, state: Any, seat: int) -> str:
         """A move `seat` may play now, as canonical text ("" if none): the
