@@ -13,7 +13,7 @@ from functools import cache, cached_property, lru_cache
 from operator import itemgetter
 from typing import Any
 
-from pbmserv.gamekit import Game, HexHexGrid, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit import Game, HexHexGrid, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
 EMPTY, DEAD = ".", "-"
 SEAT_MARKS = ("0", "1")  # what the stored board holds for each seat's stones
@@ -371,19 +371,14 @@ class Majorities(Game):
 
     # -- storage ---------------------------------------------------------------
     def encode(self, state: MajoritiesState) -> dict[str, Any]:
+        """The default, with the last move's cells as their labels."""
         labels = board_for(state.size).labels
-        return {
-            "size": state.size,
-            "players": list(state.players),
-            "board": state.board,
-            "last_move": [labels[i] for i in state.last_move],
-        }
+        return to_data(state) | {"last_move": [labels[i] for i in state.last_move]}
 
     def decode(self, data: dict[str, Any]) -> MajoritiesState:
-        board = board_for(int(data["size"]))
-        first, second = (str(player) for player in data["players"])
-        last_move = tuple(board.index_of_label[str(label)] for label in data["last_move"])
-        return MajoritiesState(board.size, (first, second), str(data["board"]), last_move)
+        index_of_label = board_for(data["size"]).index_of_label
+        last_move = tuple(index_of_label[label] for label in data["last_move"])
+        return from_data(MajoritiesState, data, last_move=last_move)
 
     def help(self) -> str:
         return HELP

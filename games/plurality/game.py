@@ -22,7 +22,7 @@ from games.plurality.board import (
 from games.plurality.moves import Pass, PluralityMove, drops_for, read_drop
 from games.plurality.open_drops import first_open_drop, open_drops
 from games.plurality.state import PluralityState, estimated_points, territory_points
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
 
 class Plurality(Game):
@@ -158,32 +158,15 @@ class Plurality(Game):
 
     # -- storing -------------------------------------------------------------------
     def encode(self, state: PluralityState) -> dict[str, Any]:
-        layout = layout_for(state.board, state.size)
-        return {
-            "players": list(state.players),
-            "board": state.board,
-            "size": state.size,
-            "ties": state.ties,
-            "black": [layout.labels[i] for i in bits_of(state.black)],
-            "white": [layout.labels[i] for i in bits_of(state.white)],
-            "turn": state.turn,
-            "passes": state.passes,
-            "last_move": state.last_move,
-        }
+        """The default, with each side's stones as the labels of their points."""
+        labels = layout_for(state.board, state.size).labels
+        stones = {"black": [labels[i] for i in bits_of(state.black)], "white": [labels[i] for i in bits_of(state.white)]}
+        return to_data(state) | stones
 
     def decode(self, data: dict[str, Any]) -> PluralityState:
         layout = layout_for(data["board"], data["size"])
-        return PluralityState(
-            players=(data["players"][0], data["players"][1]),
-            board=data["board"],
-            size=data["size"],
-            ties=data["ties"],
-            black=mask_of(layout.cell_index(label) for label in data["black"]),
-            white=mask_of(layout.cell_index(label) for label in data["white"]),
-            turn=data["turn"],
-            passes=data["passes"],
-            last_move=data["last_move"],
-        )
+        black, white = (mask_of(layout.cell_index(label) for label in data[side]) for side in ("black", "white"))
+        return from_data(PluralityState, data, black=black, white=white)
 
     def help(self) -> str:
         return HELP

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from pbmserv.gamekit.stored import from_data, to_data
 from pbmserv.refusal import Refusal
 
 
@@ -132,6 +133,8 @@ class Game:
     #: tally scores it: 0 where the tally already reads a position well,
     #: more where what is still to be won matters more than what is held
     playout_moves: ClassVar[int] = 400
+    #: the frozen dataclass of the game's states, for the default `decode`
+    state_type: ClassVar[type[Any] | None] = None
 
     # -- options ---------------------------------------------------------
     def resolve_options(self, given: Mapping[str, str | None]) -> dict[str, Any]:
@@ -224,10 +227,16 @@ class Game:
         return viewer
 
     def encode(self, state: Any) -> Any:
-        raise NotImplementedError
+        """`state` as JSON-compatible data, what the server stores; by
+        default a frozen dataclass's fields by their names (`gamekit.stored`)."""
+        return to_data(state)
 
     def decode(self, data: Any) -> Any:
-        raise NotImplementedError
+        """The state `encode` gave `data` for; by default the `state_type`
+        read back from its fields' type hints."""
+        if self.state_type is None:
+            raise NotImplementedError(f"{self.name} gives no state_type for the default decode")
+        return from_data(self.state_type, data)
 
     def help(self) -> str:
         raise NotImplementedError
