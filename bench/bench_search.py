@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_bots import MAIN_SETS, PLAYERS  # noqa: E402
+from bench_bots import MAIN_SETS, PLAYERS, label  # noqa: E402
 
 from pbmserv.gamekit import Game, get_game  # noqa: E402
 from pbmserv.gamekit.search import decide  # noqa: E402
@@ -73,9 +73,8 @@ def main() -> None:
             continue
         spent, chosen = search(word, options, args.positions, args.iterations)
         every += chosen
-        label = " ".join(f"-{name}={value}" for name, value in options.items()) or "(defaults)"
         digest = hashlib.sha256("\n".join(chosen).encode()).hexdigest()[:12]
-        print(f"{word:<12} {label:<28} {1000 * spent / args.positions:9.1f} ms a search  moves {digest}")
+        print(f"{label(word, options):<40} {1000 * spent / args.positions:9.1f} ms a search  moves {digest}")
     print(f"all moves {hashlib.sha256(chr(10).join(every).encode()).hexdigest()[:12]}")
 
 
