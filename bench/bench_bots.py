@@ -146,7 +146,7 @@ def play_match(match: Match) -> Result:
             think.append(clock() - started)
             hopeless_turns = hopeless_turns + 1 if hopeless(decision) else 0
             would_resign |= hopeless_turns >= 2 and len(think) > RESIGN_AFTER_OWN_MOVES
-            move = decision.move
+            move = str(decision.move)
         else:
             move = other(game, state, seat, rng)
         state = game.play(state, seat, move)

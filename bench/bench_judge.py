@@ -1,7 +1,8 @@
 """What a bot's search costs per step, for every game word and option set
 of the strength benchmark: microseconds to play a move, to judge the
 position after it (what ranking a node's moves does for each move) and to
-list the legal moves there (what every step of the search does), and how
+list the legal moves there (what every step of the search does), all on
+the game's move values as the search plays them, and how
 many iterations the normal bot's search makes in its time.
 
     .venv/bin/python bench/bench_judge.py [--positions K] [--only WORDS]
@@ -50,17 +51,17 @@ def costs(game: Game, state: Any, rng: random.Random) -> tuple[float, float, flo
     """(us to play a move, to judge the position after it and to list the
     moves there, iterations in the normal bot's time)"""
     seat = min(game.to_move(state))
-    moves = game.legal_moves(state, seat)
-    moves = rng.sample(moves, min(len(moves), MOVES_TIMED))
+    moves = game.moves(state, seat)
+    moves = rng.sample(list(moves), min(len(moves), MOVES_TIMED))
     started = time.process_time()
-    after = [game.play(state, seat, move) for move in moves]
+    after = [game.apply(state, seat, move) for move in moves]
     played = time.process_time()
     for each in after:
         game.judge(each)
     judged = time.process_time()
     going_on = [each for each in after if game.outcome(each) is None]
     for each in going_on:
-        game.legal_moves(each, min(game.to_move(each)))
+        game.moves(each, min(game.to_move(each)))
     listed = time.process_time()
     iterations = 0
     iterate = search.iterate

@@ -13,7 +13,7 @@ from functools import cache, cached_property, lru_cache
 from operator import itemgetter
 from typing import Any
 
-from pbmserv.gamekit import Game, HexHexGrid, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit import Game, HexHexGrid, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
 EMPTY, DEAD = ".", "-"
 SEAT_MARKS = ("0", "1")  # what the stored board holds for each seat's stones
@@ -103,12 +103,12 @@ class Board:
         }
 
     @cached_property
-    def pair_texts(self) -> tuple[tuple[str, ...], ...]:
-        """pair_texts[a][b] is the canonical move text for cells a < b."""
-        return tuple(
-            tuple(f"{self.labels[a]},{self.labels[b]}" for b in range(len(self.cells)))
-            for a in range(len(self.cells))
-        )
+    def placements(self) -> tuple[tuple[Placement, ...], ...]:
+        """placements[a][b] is the turn that takes cells a < b, placements[a][a]
+        the first turn's single stone on a: made once, as the bots list them
+        in every position they search."""
+        every = range(len(self.cells))
+        return tuple(tuple(Placement((a,) if a == b else (a, b), self.size) for b in every) for a in every)
 
 
 @cache
@@ -213,15 +213,14 @@ class Majorities(Game):
             board[i] = SEAT_MARKS[seat]
         return MajoritiesState(state.size, state.players, "".join(board), move.cells)
 
-    def legal_moves(self, state: MajoritiesState, seat: int) -> list[str]:
+    def moves(self, state: MajoritiesState, seat: int) -> list[Placement]:
         if seat not in self.to_move(state):
             return []
-        board = board_for(state.size)
+        placements = board_for(state.size).placements
         empty = [i for i, mark in enumerate(state.board) if mark == EMPTY]
         if state.stones_this_turn == 1:
-            return [board.labels[i] for i in empty]
-        texts = board.pair_texts
-        return [texts[a][b] for n, a in enumerate(empty) for b in empty[n + 1 :]]
+            return [placements[i][i] for i in empty]
+        return [placements[a][b] for n, a in enumerate(empty) for b in empty[n + 1 :]]
 
     def outcome(self, state: MajoritiesState) -> Outcome | None:
         winner = self._winner(state)
@@ -302,7 +301,7 @@ class Majorities(Game):
         return ",".join(empty[: state.stones_this_turn])
 
     def example_move(self, state: MajoritiesState, seat: int) -> str:
-        """The first of `legal_moves`, without making every pair of cells."""
+        """The first of `moves`, without making every pair of cells."""
         if seat not in self.to_move(state) or state.board.count(EMPTY) < state.stones_this_turn:
             return ""
         return self._example_move(state)
@@ -372,19 +371,14 @@ class Majorities(Game):
 
     # -- storage ---------------------------------------------------------------
     def encode(self, state: MajoritiesState) -> dict[str, Any]:
+        """The default, with the last move's cells as their labels."""
         labels = board_for(state.size).labels
-        return {
-            "size": state.size,
-            "players": list(state.players),
-            "board": state.board,
-            "last_move": [labels[i] for i in state.last_move],
-        }
+        return to_data(state) | {"last_move": [labels[i] for i in state.last_move]}
 
     def decode(self, data: dict[str, Any]) -> MajoritiesState:
-        board = board_for(int(data["size"]))
-        first, second = (str(player) for player in data["players"])
-        last_move = tuple(board.index_of_label[str(label)] for label in data["last_move"])
-        return MajoritiesState(board.size, (first, second), str(data["board"]), last_move)
+        index_of_label = board_for(data["size"]).index_of_label
+        last_move = tuple(index_of_label[label] for label in data["last_move"])
+        return from_data(MajoritiesState, data, last_move=last_move)
 
     def help(self) -> str:
         return HELP

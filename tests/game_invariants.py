@@ -39,7 +39,8 @@ def check_random_game(
     """Play one random game; returns the final state and its outcome.
 
     At every step: someone may move; every seat allowed to move has legal
-    moves; the chosen legal move is accepted; `play` leaves its input alone;
+    moves, as values whose texts are `legal_moves` and read back as
+    themselves; the chosen legal move is accepted; `play` leaves its input alone;
     encode/decode round-trips to an equivalent state; seats not to move and a
     few garbage texts are refused; the bot's move (every BOT_EVERY turns, the
     easy bot's search cut to two iterations) is a legal move the game
@@ -72,6 +73,8 @@ def check_random_game(
         legal = game.legal_moves(state, seat)
         assert legal, "a seat to move must have a legal move"
         assert len(set(legal)) == len(legal), "legal_moves lists each move once"
+        values = game.moves(state, seat)
+        assert [str(value) for value in values] == legal, "legal_moves is moves as text, in its order"
         for text in GARBAGE_MOVES:
             assert_refused(game, state, seat, text, "garbage")
         if extra_refused is not None:
@@ -86,6 +89,9 @@ def check_random_game(
         deep_before = copy.deepcopy(state)
         decoded = game.decode(json.loads(before))
         following = game.play(state, seat, move)
+        value = values[legal.index(move)]
+        assert game.read_move(state, seat, move) == value, "a listed move reads back from its text as itself"
+        assert snapshot(game, game.apply(state, seat, value)) == snapshot(game, following)
         assert snapshot(game, state) == before, "play mutated its input"
         assert state == deep_before, "play mutated its input"
         assert snapshot(game, game.play(decoded, seat, move)) == snapshot(game, following)

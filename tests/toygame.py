@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from pbmserv.gamekit import Game, IllegalMove, Option, Outcome, SquareGrid
 
@@ -39,6 +38,7 @@ class ToyMove:
 class Toy(Game):
     name = "toy"
     title = "Toy"
+    state_type = ToyState
     side_names = ("X", "O")
     options = (
         Option("size", 3, (3, 4), "board size"),
@@ -126,18 +126,6 @@ class Toy(Game):
         if state.bonus is not None and viewer is not None and state.bonus[viewer]:
             lines.append(f"Your secret square: {state.bonus[viewer]}")
         return "\n".join(lines) + "\n"
-
-    def encode(self, state: ToyState) -> dict[str, Any]:
-        return {
-            "players": list(state.players), "size": state.size, "marks": [list(r) for r in state.marks],
-            "bonus": None if state.bonus is None else list(state.bonus), "turn": state.turn, "last": state.last,
-        }
-
-    def decode(self, data: dict[str, Any]) -> ToyState:
-        return ToyState(
-            tuple(data["players"]), data["size"], tuple(tuple(r) for r in data["marks"]),
-            None if data["bonus"] is None else tuple(data["bonus"]), data["turn"], data["last"],
-        )
 
     def help(self) -> str:
         return "Noughts and crosses for testing. A move is one square, like b2."

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import games.majority.rules as rules
-from games.majority.moves import Hide, MajorityMove, Place, Reveal, read_move
-from games.majority.state import BLACK, EMPTY, SIDES, WHITE, MajorityState, decode, encode
+from games.majority.moves import Hide, MajorityMove, Place, Reveal, legal_moves, read_move
+from games.majority.state import BLACK, EMPTY, SIDES, WHITE, MajorityState
 from games.majority.tricks import final_holders, knowledge, points
 from games.majority.view import number, render
 from pbmserv.gamekit import Game, InvalidOption, Option, Outcome
@@ -28,6 +27,7 @@ class Majority(Game):
     name = "majority"
     title = "Majority"
     playout_moves = 0  # the tally is the score if the game ended now
+    state_type = MajorityState
     min_players = 2
     max_players = 2
     side_names = SIDES
@@ -89,8 +89,8 @@ class Majority(Game):
             case Place(square=square, reveal=revealing):
                 return rules.place(state, seat, square, revealing=revealing)
 
-    def legal_moves(self, state: MajorityState, seat: int) -> list[str]:
-        return rules.legal_moves(state, seat)
+    def moves(self, state: MajorityState, seat: int) -> list[MajorityMove]:
+        return legal_moves(state, seat)
 
     def outcome(self, state: MajorityState) -> Outcome | None:
         if not state.over:
@@ -134,12 +134,6 @@ class Majority(Game):
 
     def render(self, state: MajorityState, viewer: int | None) -> str:
         return render(state, viewer)
-
-    def encode(self, state: MajorityState) -> dict[str, Any]:
-        return encode(state)
-
-    def decode(self, data: Any) -> MajorityState:
-        return decode(data)
 
     def help(self) -> str:
         return HELP

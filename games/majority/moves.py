@@ -15,7 +15,7 @@ from games.majority.rules import (
     not_your_turn,
     to_move,
 )
-from games.majority.state import COLOUR, UNKNOWN, MajorityState
+from games.majority.state import COLOUR, EMPTY, UNKNOWN, MajorityState
 from pbmserv.gamekit import IllegalMove
 
 _SPACED_SQUARE = re.compile(r"\b([a-z])\s+(\d)")
@@ -59,6 +59,24 @@ class Place:
 
 
 MajorityMove = Hide | Reveal | Place
+
+
+def legal_moves(state: MajorityState, seat: int) -> list[MajorityMove]:
+    """Every square `seat` may play, a hide in the set-up, and a reveal
+    while its stone is hidden (a reveal and a place, `reveal,<square>`,
+    is exactly the reveal followed by that place, so it is not listed)."""
+    if seat not in to_move(state):
+        return []
+    geo = geometry(state.size)
+    if state.in_setup:
+        return [Hide(i, state.size) for i in geo.side_cells[seat]]
+    own_hidden = state.hidden_square(seat)
+    moves: list[MajorityMove] = [
+        Place(i, state.size) for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden
+    ]
+    if own_hidden is not None and state.revealed_at[seat] is None:
+        moves.append(Reveal())
+    return moves
 
 
 def read_move(state: MajorityState, seat: int, text: str, title: str) -> MajorityMove:

@@ -92,22 +92,6 @@ def check_placement(state: MajorityState, seat: int, square: int) -> None:
         raise IllegalMove(f"{label} holds your hidden stone: play on another empty {COLOUR[seat]} square.")
 
 
-def legal_moves(state: MajorityState, seat: int) -> list[str]:
-    """Every square `seat` may play, "hide <square>" in the set-up, and
-    "reveal" while its stone is hidden ("reveal,<square>" is exactly
-    "reveal" followed by that square, so it is not listed)."""
-    if seat not in to_move(state):
-        return []
-    geo = geometry(state.size)
-    if state.in_setup:
-        return [f"hide {geo.labels[i]}" for i in geo.side_cells[seat]]
-    own_hidden = state.hidden_square(seat)
-    moves = [geo.labels[i] for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden]
-    if own_hidden is not None and state.revealed_at[seat] is None:
-        moves.append("reveal")
-    return moves
-
-
 def example_square(state: MajorityState, seat: int) -> str:
     """A square `seat` could play now, for examples in messages: e5 / d5
     while empty, else the first empty square of the seat's colour. It

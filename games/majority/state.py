@@ -1,9 +1,8 @@
-"""A board of Majority or Psychomachia as a value, and its stored form."""
+"""A board of Majority or Psychomachia as a value."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 WHITE, BLACK = 0, 1
 SIDES = ("White", "Black")
@@ -52,34 +51,3 @@ class MajorityState:
     def mover(self) -> int:
         """Whose stone the current turn places (once the set-up is done)."""
         return self.placed % 2
-
-
-def encode(state: MajorityState) -> dict[str, Any]:
-    return {
-        "players": list(state.players),
-        "size": state.size,
-        "stones": state.stones,
-        "hidden_variant": state.hidden_variant,
-        "board": state.board,
-        "placed": state.placed,
-        "hidden": list(state.hidden),
-        "revealed_at": list(state.revealed_at),
-        "completed_at": [list(per_side) for per_side in state.completed_at],
-        "last": list(state.last) if state.last is not None else None,
-    }
-
-
-def decode(data: Any) -> MajorityState:
-    last = data["last"]
-    return MajorityState(
-        players=(data["players"][0], data["players"][1]),
-        size=data["size"],
-        stones=data["stones"],
-        hidden_variant=data["hidden_variant"],
-        board=data["board"],
-        placed=data["placed"],
-        hidden=(data["hidden"][0], data["hidden"][1]),
-        revealed_at=(data["revealed_at"][0], data["revealed_at"][1]),
-        completed_at=(tuple(data["completed_at"][0]), tuple(data["completed_at"][1])),
-        last=(last[0], last[1], last[2]) if last is not None else None,
-    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
@@ -32,6 +31,7 @@ class Parliament(Game):
     name = "parliament"
     title = "Parliament"
     playout_moves = 0
+    state_type = State
     min_players = 2
     max_players = 2
     side_names = SIDES
@@ -165,14 +165,14 @@ class Parliament(Game):
             last_events=tuple(events),
         )
 
-    def legal_moves(self, state: State, seat: int) -> list[str]:
+    def moves(self, state: State, seat: int) -> list[Preferences] | list[Claim]:
         if seat not in self.to_move(state):
             return []
-        labels = state.layout.shown
+        seats = range(state.layout.size)
         if state.in_setup:
-            return ["prefer none"] + [f"prefer {label}" for label in labels]
+            return [Preferences(state.boards, ()), *(Preferences(state.boards, (s,)) for s in seats)]
         own = set(state.live_preferences(seat))
-        return [label for s, label in enumerate(labels) if state.board[s] == EMPTY and s not in own]
+        return [Claim(state.boards, s) for s in seats if state.board[s] == EMPTY and s not in own]
 
     def known_to(self, state: State, seat: int) -> State:
         return known_to(state, seat)
@@ -195,30 +195,6 @@ class Parliament(Game):
     # -- views -----------------------------------------------------------
     def render(self, state: State, viewer: int | None) -> str:
         return render_state(state, viewer, self.outcome(state))
-
-    def encode(self, state: State) -> dict[str, Any]:
-        return {
-            "players": list(state.players),
-            "boards": state.boards,
-            "preferences": [None if p is None else list(p) for p in state.preferences],
-            "board": state.board,
-            "next_seat": state.next_seat,
-            "finished_rounds": list(state.finished_rounds),
-            "last_claimer": state.last_claimer,
-            "last_events": [list(event) for event in state.last_events],
-        }
-
-    def decode(self, data: Any) -> State:
-        return State(
-            players=tuple(data["players"]),
-            boards=data["boards"],
-            preferences=tuple(None if p is None else tuple(p) for p in data["preferences"]),
-            board=data["board"],
-            next_seat=data["next_seat"],
-            finished_rounds=tuple(data["finished_rounds"]),
-            last_claimer=data["last_claimer"],
-            last_events=tuple((kind, seat, mark) for kind, seat, mark in data["last_events"]),
-        )
 
     def help(self) -> str:
         return HELP

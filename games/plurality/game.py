@@ -19,10 +19,10 @@ from games.plurality.board import (
     layout_for,
     mask_of,
 )
-from games.plurality.moves import Pass, PluralityMove, read_drop
+from games.plurality.moves import Pass, PluralityMove, drops_for, read_drop
 from games.plurality.open_drops import first_open_drop, open_drops
 from games.plurality.state import PluralityState, estimated_points, territory_points
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
+from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
 
 class Plurality(Game):
@@ -85,15 +85,14 @@ class Plurality(Game):
     def to_move(self, state: PluralityState) -> frozenset[int]:
         return frozenset() if state.passes >= 2 else frozenset({state.turn})
 
-    def legal_moves(self, state: PluralityState, seat: int) -> list[str]:
+    def moves(self, state: PluralityState, seat: int) -> list[PluralityMove]:
         if seat not in self.to_move(state):
             return []
-        layout = layout_for(state.board, state.size)
-        moves = layout.moves
-        return [move for k in open_drops(layout, state) for move in moves[k]] + ["pass"]
+        drops = drops_for(state.board, state.size)
+        return [drop for k in open_drops(layout_for(state.board, state.size), state) for drop in drops[k]] + [Pass()]
 
     def example_move(self, state: PluralityState, seat: int) -> str:
-        """The first of `legal_moves`, without listing the open drops."""
+        """The first of `moves`, without listing the open drops."""
         if seat not in self.to_move(state):
             return ""
         layout = layout_for(state.board, state.size)
@@ -159,32 +158,15 @@ class Plurality(Game):
 
     # -- storing -------------------------------------------------------------------
     def encode(self, state: PluralityState) -> dict[str, Any]:
-        layout = layout_for(state.board, state.size)
-        return {
-            "players": list(state.players),
-            "board": state.board,
-            "size": state.size,
-            "ties": state.ties,
-            "black": [layout.labels[i] for i in bits_of(state.black)],
-            "white": [layout.labels[i] for i in bits_of(state.white)],
-            "turn": state.turn,
-            "passes": state.passes,
-            "last_move": state.last_move,
-        }
+        """The default, with each side's stones as the labels of their points."""
+        labels = layout_for(state.board, state.size).labels
+        stones = {"black": [labels[i] for i in bits_of(state.black)], "white": [labels[i] for i in bits_of(state.white)]}
+        return to_data(state) | stones
 
     def decode(self, data: dict[str, Any]) -> PluralityState:
         layout = layout_for(data["board"], data["size"])
-        return PluralityState(
-            players=(data["players"][0], data["players"][1]),
-            board=data["board"],
-            size=data["size"],
-            ties=data["ties"],
-            black=mask_of(layout.cell_index(label) for label in data["black"]),
-            white=mask_of(layout.cell_index(label) for label in data["white"]),
-            turn=data["turn"],
-            passes=data["passes"],
-            last_move=data["last_move"],
-        )
+        black, white = (mask_of(layout.cell_index(label) for label in data[side]) for side in ("black", "white"))
+        return from_data(PluralityState, data, black=black, white=white)
 
     def help(self) -> str:
         return HELP

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from games.plurality.board import SIDES, layout_for
 from games.plurality.state import PluralityState
@@ -37,6 +38,14 @@ class Pass:
 
 
 PluralityMove = Drop | Pass
+
+
+@cache
+def drops_for(board: str, size: int) -> tuple[tuple[Drop, Drop, Drop], ...]:
+    """Every drop of a board, by shape and star: made once, as the bots
+    list them in every position they search."""
+    layout = layout_for(board, size)
+    return tuple((Drop(board, size, k, 0), Drop(board, size, k, 1), Drop(board, size, k, 2)) for k in range(len(layout.shapes)))
 
 
 def read_drop(state: PluralityState, seat: int, text: str) -> Drop:

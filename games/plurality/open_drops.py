@@ -1,4 +1,4 @@
-"""Which drops are still open: what `legal_moves` lists, and the example
+"""Which drops are still open: what `moves` lists, and the example
 drop of the board mail. The server never lists moves, so nothing here is
 worked out when a move is played; when moves are listed one position after
 another (bots, benches, tests), each list is derived from the one before it

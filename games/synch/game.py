@@ -12,7 +12,6 @@ never mistaken for the server's move numbers, which count every half.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import games.synch.rules as rules
 import games.synch.view as view
@@ -23,8 +22,6 @@ from games.synch.state import (
     MODE_FIRST,
     MODES,
     SIDE_NAMES,
-    Cell,
-    LastMove,
     SynchState,
     grid_for,
 )
@@ -35,6 +32,7 @@ class Synch(Game):
     name = "synch"
     title = "Move In Synch, In Opposition"
     playout_moves = 0
+    state_type = SynchState
     min_players = 2
     max_players = 2
     side_names = SIDE_NAMES
@@ -70,17 +68,16 @@ class Synch(Game):
         phase = rules.phase(state)
         return frozenset() if phase is None else frozenset({phase.seat})
 
-    def legal_moves(self, state: SynchState, seat: int) -> list[str]:
+    def moves(self, state: SynchState, seat: int) -> list[SynchMove]:
         phase = rules.phase(state)
         if phase is None or phase.seat != seat:
             return []
         if phase.kind == "place":
-            grid = grid_for(state.size)
             taken = state.markers[1 - seat]
-            return [f"place {grid.label(cell)}" for cell in grid.cells if cell != taken]
+            return [Place(cell, state.size) for cell in grid_for(state.size).cells if cell != taken]
         if phase.kind == "mode":
-            return rules.legal_modes(state)
-        return rules.legal_directions(state)
+            return [Mode(mode) for mode in rules.legal_modes(state)]
+        return [Direction(direction) for direction in rules.legal_directions(state)]
 
     # -- playing --------------------------------------------------------------
     def read_move(self, state: SynchState, seat: int, text: str) -> SynchMove:
@@ -148,54 +145,6 @@ class Synch(Game):
     def render(self, state: SynchState, viewer: int | None) -> str:
         return view.render(state)
 
-    # -- storage --------------------------------------------------------------
-    def encode(self, state: SynchState) -> dict[str, Any]:
-        last = state.last
-        return {
-            "size": state.size,
-            "order": state.order,
-            "players": list(state.players),
-            "markers": [list(m) if m is not None else None for m in state.markers],
-            "marks": state.marks,
-            "moves_done": state.moves_done,
-            "pending": state.pending,
-            "quiet_moves": state.quiet_moves,
-            "last": None
-            if last is None
-            else {
-                "number": last.number,
-                "seat": last.seat,
-                "direction": last.direction,
-                "mode": last.mode,
-                "start": None if last.start is None else [None if c is None else list(c) for c in last.start],
-                "drawn": [list(c) for c in last.drawn],
-            },
-        }
-
-    def decode(self, data: dict[str, Any]) -> SynchState:
-        last = data["last"]
-        first, second = data["markers"]
-        return SynchState(
-            size=data["size"],
-            order=data["order"],
-            players=(data["players"][0], data["players"][1]),
-            markers=(_cell(first), _cell(second)),
-            marks=data["marks"],
-            moves_done=data["moves_done"],
-            pending=data["pending"],
-            quiet_moves=data["quiet_moves"],
-            last=None
-            if last is None
-            else LastMove(
-                number=last["number"],
-                seat=last["seat"],
-                direction=last["direction"],
-                mode=last["mode"],
-                start=None if last["start"] is None else (_cell(last["start"][0]), _cell(last["start"][1])),
-                drawn=tuple((c[0], c[1]) for c in last["drawn"]),
-            ),
-        )
-
     # -- the move list: a line per round -----------------------------------------
     def move_rounds(self, state: SynchState, texts: Sequence[str]) -> list[tuple[str, int]]:
         """Read back from `state`: a round under way holds its first half;
@@ -221,10 +170,6 @@ class Synch(Game):
     # -- help -----------------------------------------------------------------
     def help(self) -> str:
         return HELP
-
-
-def _cell(data: list[int] | None) -> Cell | None:
-    return None if data is None else (data[0], data[1])
 
 
 HELP = """\

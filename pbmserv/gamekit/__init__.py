@@ -1,10 +1,11 @@
-"""Everything a game plugin may import: the plugin API and shared board geometry."""
+"""Everything a game plugin may import: the plugin API, the default stored form of a state and shared board geometry."""
 
 from pbmserv.gamekit.api import Game, IllegalMove, InvalidOption, Move, Option, Outcome, TextMove
 from pbmserv.gamekit.hexagonal import HexHexGrid
-from pbmserv.gamekit.regions import connected_regions, connected_sets, is_connected
+from pbmserv.gamekit.regions import connected_sets
 from pbmserv.gamekit.registry import UnknownGame, game_names, get_game
 from pbmserv.gamekit.square import COMPASS, OPPOSITE, SquareGrid
+from pbmserv.gamekit.stored import from_data, to_data
 from pbmserv.gamekit.text import filled
 
 __all__ = [
@@ -20,10 +21,10 @@ __all__ = [
     "SquareGrid",
     "TextMove",
     "UnknownGame",
-    "connected_regions",
     "connected_sets",
     "filled",
+    "from_data",
     "game_names",
     "get_game",
-    "is_connected",
+    "to_data",
 ]

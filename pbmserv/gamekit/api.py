@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from pbmserv.gamekit.stored import from_data, to_data
 from pbmserv.refusal import Refusal
 
 
@@ -27,7 +28,9 @@ class Move(Protocol):
     """A move as its game has read it: a frozen value of the game's own
     whose `str()` is the canonical text (what the move list shows, and what
     `read_move` reads back into an equal value) and which knows whether the
-    other players may only see it as `(secret)`."""
+    other players may only see it as `(secret)`. Two moves are equal
+    exactly when their texts are: the bots compare the moves of different
+    drawn states, and key their tree on them."""
 
     @property
     def secret(self) -> bool: ...
@@ -130,6 +133,8 @@ class Game:
     #: tally scores it: 0 where the tally already reads a position well,
     #: more where what is still to be won matters more than what is held
     playout_moves: ClassVar[int] = 400
+    #: the frozen dataclass of the game's states, for the default `decode`
+    state_type: ClassVar[type[Any] | None] = None
 
     # -- options ---------------------------------------------------------
     def resolve_options(self, given: Mapping[str, str | None]) -> dict[str, Any]:
@@ -166,17 +171,31 @@ class Game:
         return TextMove(" ".join(text.lower().split()))
 
     def apply(self, state: Any, seat: int, move: Any) -> Any:
-        """The state after `seat` plays `move` (a value from `read_move`);
+        """The state after `seat` plays `move` (a value from `read_move` or
+        `moves`);
         raises IllegalMove and leaves `state` as it was when the rules
         forbid it."""
         raise NotImplementedError
 
     def play(self, state: Any, seat: int, text: str) -> Any:
-        """`read_move` and `apply` in one call, for replays, tests and bots."""
+        """`read_move` and `apply` in one call, for replays of stored text."""
         return self.apply(state, seat, self.read_move(state, seat, text))
 
+    def moves(self, state: Any, seat: int) -> Sequence[Move]:
+        """Every move `seat` may play now, each once, as values `apply`
+        takes: what the bots search. A game implements this or
+        `legal_moves`; by default each of `legal_moves` read by `read_move`."""
+        if type(self).legal_moves is Game.legal_moves:
+            raise NotImplementedError(f"{self.name} implements neither moves nor legal_moves")
+        return [self.read_move(state, seat, text) for text in self.legal_moves(state, seat)]
+
     def legal_moves(self, state: Any, seat: int) -> list[str]:
-        raise NotImplementedError
+        """`moves` as canonical text, in the same order: what the move list
+        offers a player. A game that knows its moves only as text
+        implements this instead of `moves`."""
+        if type(self).moves is Game.moves:
+            raise NotImplementedError(f"{self.name} implements neither moves nor legal_moves")
+        return [str(move) for move in self.moves(state, seat)]
 
     def example_move(self, state: Any, seat: int) -> str:
         """A move `seat` may play now, as canonical text ("" if none): the
@@ -208,10 +227,16 @@ class Game:
         return viewer
 
     def encode(self, state: Any) -> Any:
-        raise NotImplementedError
+        """`state` as JSON-compatible data, what the server stores; by
+        default a frozen dataclass's fields by their names (`gamekit.stored`)."""
+        return to_data(state)
 
     def decode(self, data: Any) -> Any:
-        raise NotImplementedError
+        """The state `encode` gave `data` for; by default the `state_type`
+        read back from its fields' type hints."""
+        if self.state_type is None:
+            raise NotImplementedError(f"{self.name} gives no state_type for the default decode")
+        return from_data(self.state_type, data)
 
     def help(self) -> str:
         raise NotImplementedError

@@ -1,4 +1,4 @@
-"""Connectivity on any grid: a grid is just a neighbour function here."""
+"""Connected sets of cells on any grid: a grid is just a neighbour function here."""
 
 from __future__ import annotations
 
@@ -13,30 +13,6 @@ class SortableCell(Hashable, Protocol):
 
 
 C = TypeVar("C", bound=SortableCell)
-
-
-def connected_regions(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]) -> list[list[C]]:
-    """Split `cells` into groups connected through `neighbours`, each group
-    listed from its smallest cell, groups ordered by their smallest cell."""
-    remaining = set(cells)
-    regions = []
-    for seed in sorted(remaining):
-        if seed not in remaining:
-            continue
-        remaining.discard(seed)
-        region, frontier = [seed], [seed]
-        while frontier:
-            for neighbour in neighbours(frontier.pop()):
-                if neighbour in remaining:
-                    remaining.discard(neighbour)
-                    region.append(neighbour)
-                    frontier.append(neighbour)
-        regions.append(region)
-    return regions
-
-
-def is_connected(cells: Iterable[C], neighbours: Callable[[C], Iterable[C]]) -> bool:
-    return len(connected_regions(cells, neighbours)) <= 1
 
 
 def connected_sets(

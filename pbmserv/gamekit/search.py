@@ -1,6 +1,7 @@
 """A bot's move for any game: determinized Monte Carlo tree search (UCT)
-over the plugin API only (`to_move`, `legal_moves`, `play`, `outcome`,
-`determinize`).
+over the plugin API only (`to_move`, `moves`, `apply`, `outcome`,
+`determinize`), on the game's move values: a move becomes text only as the
+bot's answer.
 
 Every iteration first draws a full state consistent with what the bot's
 seat can know (`Game.determinize`: other players' secrets drawn at random)
@@ -29,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbmserv.gamekit.api import Game, Outcome
+from pbmserv.gamekit.api import Game, Move, Outcome
 
 
 @dataclass(frozen=True)
@@ -78,16 +79,16 @@ class Node:
 
     visits: int = 0
     reward: float = 0.0
-    children: dict[tuple[int, str], Node] = field(default_factory=dict)
+    children: dict[tuple[int, Move], Node] = field(default_factory=dict)
     #: the moves to add as children, best first (ordered search only)
-    ranked: list[str] | None = None
+    ranked: list[Move] | None = None
 
 
 @dataclass(frozen=True)
 class Decision:
     """The bot's move and how the search judged it."""
 
-    move: str
+    move: Move
     #: the searched chance of winning after the move (a draw counts half);
     #: None when there was nothing to judge (a single legal move)
     win_chance: float | None
@@ -108,9 +109,9 @@ def choose_move(
     can know. `seconds` and `iterations` override the strength's limits;
     `clock` is what the seconds are counted on (the bench counts the
     process's CPU time on a shared machine)."""
-    return decide(
+    return str(decide(
         game, state, seat, strength=strength, seconds=seconds, iterations=iterations, rng=rng, clock=clock,
-    ).move
+    ).move)
 
 
 def decide(
@@ -129,7 +130,7 @@ def decide(
         raise ValueError(f"unknown strength {strength!r}; one of {', '.join(STRENGTHS)}")
     if seat not in game.to_move(state):
         raise ValueError(f"seat {seat} is not to move")
-    legal = game.legal_moves(state, seat)
+    legal = game.moves(state, seat)
     if len(legal) == 1:
         return Decision(legal[0], None)
     budget = STRENGTHS[strength]
@@ -158,12 +159,12 @@ def winning_move(
     game: Game,
     state: Any,
     seat: int,
-    legal: Sequence[str],
+    legal: Sequence[Move],
     rng: random.Random,
     *,
     until: float = math.inf,
     clock: Callable[[], float] = time.perf_counter,
-) -> str | None:
+) -> Move | None:
     """The first legal move that wins at once in every one of a few drawn
     states (one, for a game that hides nothing), else None; None too if
     the clock reaches `until` first (the search still finds a win the
@@ -176,7 +177,7 @@ def winning_move(
     possible = set(legal)
     for sample in samples:
         winning = set()
-        for index, move in enumerate(game.legal_moves(sample, seat)):
+        for index, move in enumerate(game.moves(sample, seat)):
             if index % MOVES_PER_CLOCK_CHECK == 0 and clock() >= until:
                 return None
             if move in possible and wins(game, sample, seat, move):
@@ -187,8 +188,8 @@ def winning_move(
     return next(move for move in legal if move in possible)
 
 
-def wins(game: Game, state: Any, seat: int, move: str) -> bool:
-    outcome = game.outcome(game.play(state, seat, move))
+def wins(game: Game, state: Any, seat: int, move: Move) -> bool:
+    outcome = game.outcome(game.apply(state, seat, move))
     return outcome is not None and seat in outcome.winners
 
 
@@ -205,20 +206,20 @@ def iterate(
     outcome = game.outcome(state)
     while outcome is None:
         actor = seat if node is root else min(game.to_move(state))
-        moves = game.legal_moves(state, actor)
+        moves = game.moves(state, actor)
         tried = [move for move in moves if (actor, move) in node.children]
         if len(tried) < len(moves) and (not tried or len(node.children) < 1 + WIDENING * math.sqrt(node.visits)):
             move = new_child(game, state, node, actor, moves, ordered, rng, until=until, clock=clock)
             node.children[(actor, move)] = Node()
             node = node.children[(actor, move)]
             path.append((node, actor))
-            state = playout(game, game.play(state, actor, move), playout_depth, rng)
+            state = playout(game, game.apply(state, actor, move), playout_depth, rng)
             outcome = game.outcome(state)
             break
         move = select(node, actor, tried)
         node = node.children[(actor, move)]
         path.append((node, actor))
-        state = game.play(state, actor, move)
+        state = game.apply(state, actor, move)
         outcome = game.outcome(state)
     tally = game.judge(state) if outcome is None else None
     root.visits += 1
@@ -228,9 +229,9 @@ def iterate(
 
 
 def new_child(
-    game: Game, state: Any, node: Node, actor: int, moves: Sequence[str], ordered: bool, rng: random.Random,
+    game: Game, state: Any, node: Node, actor: int, moves: Sequence[Move], ordered: bool, rng: random.Random,
     *, until: float = math.inf, clock: Callable[[], float] = time.perf_counter,
-) -> str:
+) -> Move:
     """The untried move to add next: the best ranked one that is legal in
     this drawn state, else one at random."""
     if ordered:
@@ -249,41 +250,47 @@ def ranked(
     game: Game,
     state: Any,
     seat: int,
-    moves: Sequence[str],
+    moves: Sequence[Move],
     rng: random.Random,
     *,
     until: float = math.inf,
     clock: Callable[[], float] = time.perf_counter,
-) -> list[str]:
+) -> list[Move]:
     """`moves` best first for `seat` as the position right after each
     stands: a win first, a loss last, else by the margin the game's
     judgement gives (a draw as an even one); at random among equals. The
     moves are judged in a random order until the clock reaches `until`;
     those left unjudged follow the judged ones in that random order."""
 
-    def standing(move: str) -> float:
-        after = game.play(state, seat, move)
+    def standing(move: Move) -> float:
+        after = game.apply(state, seat, move)
         outcome = game.outcome(after)
         if outcome is not None:
             return math.inf if seat in outcome.winners else -math.inf if outcome.winners else 0.0
         tally = game.judge(after)
         return 0.0 if tally is None else lead(tally, seat)
 
-    shuffled = sorted(((rng.random(), move) for move in moves), reverse=True)
-    keyed: list[tuple[float, float, str]] = []
+    shuffled = sorted(((rng.random(), move) for move in moves), key=first_two, reverse=True)
+    keyed: list[tuple[float, float, Move]] = []
     for key, move in shuffled:
         if len(keyed) % MOVES_PER_CLOCK_CHECK == 0 and clock() >= until:
             break
         keyed.append((standing(move), key, move))
-    keyed.sort(reverse=True)
+    keyed.sort(key=first_two, reverse=True)
     return [move for _, _, move in keyed] + [move for _, move in shuffled[len(keyed):]]
 
 
-def select(node: Node, actor: int, tried: Sequence[str]) -> str:
+def first_two(keyed: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A ranking's sort key: its numbers, never the move (move values
+    need not be ordered; two equal random keys are as good as never drawn)."""
+    return keyed[:2]
+
+
+def select(node: Node, actor: int, tried: Sequence[Move]) -> Move:
     """The tried move with the best UCB1 score (the first of equals)."""
     log_visits = math.log(max(node.visits, 1))
 
-    def score(move: str) -> float:
+    def score(move: Move) -> float:
         child = node.children[(actor, move)]
         return child.reward / child.visits + EXPLORATION * math.sqrt(log_visits / child.visits)
 
@@ -296,7 +303,7 @@ def playout(game: Game, state: Any, depth: int, rng: random.Random) -> Any:
         if game.outcome(state) is not None:
             return state
         actor = min(game.to_move(state))
-        state = game.play(state, actor, rng.choice(game.legal_moves(state, actor)))
+        state = game.apply(state, actor, rng.choice(game.moves(state, actor)))
     return state
 
 
@@ -319,7 +326,7 @@ def lead(tally: Sequence[float], seat: int) -> float:
     return tally[seat] - max(value for other, value in enumerate(tally) if other != seat)
 
 
-def most_visited(root: Node, seat: int, legal: Sequence[str], rng: random.Random) -> str:
+def most_visited(root: Node, seat: int, legal: Sequence[Move], rng: random.Random) -> Move:
     """The root move tried most often that is legal in the real state (the
     best average reward among equals); a random legal move if none was tried."""
     tried = [(move, root.children[(seat, move)]) for move in legal if (seat, move) in root.children]
@@ -333,17 +340,17 @@ def greedy_move(game: Game, state: Any, seat: int, rng: random.Random) -> str:
     that wins at once if there is one, else one whose tally margin right
     after it is best (at random among equals, or among all moves in a game
     without a tally)."""
-    best: list[str] = []
+    best: list[Move] = []
     best_margin = -math.inf
-    for move in game.legal_moves(state, seat):
-        after = game.play(state, seat, move)
+    for move in game.moves(state, seat):
+        after = game.apply(state, seat, move)
         outcome = game.outcome(after)
         if outcome is not None and seat in outcome.winners:
-            return move
+            return str(move)
         tally = game.tally(after)
         margin = 0.0 if tally is None else lead(tally, seat)
         if margin > best_margin:
             best, best_margin = [move], margin
         elif margin == best_margin:
             best.append(move)
-    return rng.choice(best)
+    return str(rng.choice(best))

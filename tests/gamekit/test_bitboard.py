@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbmserv.gamekit import HexHexGrid, SquareGrid, connected_regions
+from pbmserv.gamekit import HexHexGrid, SquareGrid
 from pbmserv.gamekit.bitboard import Neighbourhood
+from tests.gamekit.connected import connected_regions
 
 
 def neighbour_table(grid: SquareGrid | HexHexGrid) -> tuple[tuple[int, ...], ...]:

@@ -13,11 +13,10 @@ from pbmserv.gamekit import (
     InvalidOption,
     Option,
     SquareGrid,
-    connected_regions,
     game_names,
     get_game,
-    is_connected,
 )
+from tests.gamekit.connected import is_connected
 
 
 # -- square grids ----------------------------------------------------------------
@@ -126,11 +125,6 @@ def test_hexhex_render_fits_a_mail(size: int) -> None:
     lines = HexHexGrid(size).render(lambda cell: ".")
     assert max(len(line) for line in lines) <= 72
     assert sum(line.count(".") for line in lines) == 3 * size * (size - 1) + 1
-
-
-def test_connected_regions() -> None:
-    grid = SquareGrid(4, 1)
-    assert connected_regions([(0, 0), (1, 0), (3, 0)], grid.neighbours) == [[(0, 0), (1, 0)], [(3, 0)]]
 
 
 # -- options and the registry ------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pbmserv.gamekit import HexHexGrid, SquareGrid, is_connected
+from pbmserv.gamekit import HexHexGrid, SquareGrid
 from pbmserv.gamekit.regions import connected_sets
+from tests.gamekit.connected import is_connected
 
 
 def brute_force(cells, neighbours, size):

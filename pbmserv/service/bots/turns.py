@@ -163,7 +163,7 @@ def think(turn: Turn, engine: Engine, *, iterations: int | None = None, clock: S
         with reading(engine) as connection:
             return records.board_moves(connection, board.id)
 
-    return RESIGN if bot_manners.resigns(game, board, turn.seat, decision, board_moves, iterations, clock) else decision.move
+    return RESIGN if bot_manners.resigns(game, board, turn.seat, decision, board_moves, iterations, clock) else str(decision.move)
 
 
 def judge_proposal(turn: Turn, *, iterations: int | None = None, clock: SearchClock = time.perf_counter) -> str:
