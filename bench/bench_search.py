@@ -1,8 +1,9 @@
 """The bots' search at a fixed size: the normal bot's search
 (`search.decide`) cut to a fixed number of iterations on a few positions of
 every game word and main option set, reached by seeded random play. It
-prints the CPU milliseconds of a search and a digest of the moves chosen, which is the same in every run of one version of the search (and
-in two versions that choose alike).
+prints the CPU milliseconds of a search and a digest of the moves chosen,
+which is the same in every run of one version of the search (and in two
+versions that choose alike).
 
     .venv/bin/python bench/bench_search.py [--iterations 300] [--positions 3] [--only WORDS]
 
