@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import mailbox
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from itertools import count
+from pathlib import Path
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
@@ -70,3 +72,11 @@ def feed(runtime: Runtime, raw: bytes, envelope_sender: str | None = None, to: s
 
 def body(message: EmailMessage) -> str:
     return message.get_content().replace("\r\n", "\n")
+
+
+def read_maildir(maildir: Path) -> list[bytes]:
+    try:
+        box = mailbox.Maildir(maildir, create=False)
+        return [box.get_bytes(key) for key in box.keys()]
+    except (FileNotFoundError, mailbox.NoSuchMailboxError):  # not created yet, or being created now
+        return []

@@ -4,7 +4,6 @@ waits and counts that tests on it need."""
 
 from __future__ import annotations
 
-import mailbox
 import os
 import signal
 import smtplib
@@ -20,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from tests.conftest import POSTGRES_URL
-from tests.mailtools import make_mail
+from tests.mailtools import make_mail, read_maildir
 from tests.smtp_helpers import free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,10 +116,7 @@ class ServeProcess:
         assert "did not stop in time" not in self.log.read_text(), self.log.read_text()
 
     def mails(self) -> list[bytes]:
-        if not self.maildir.exists():
-            return []
-        box = mailbox.Maildir(self.maildir, create=False)
-        return [box.get_bytes(key) for key in box.keys()]
+        return read_maildir(self.maildir)
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 30.0, *servers: ServeProcess) -> None:

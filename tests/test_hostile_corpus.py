@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mailbox
 import shutil
 import smtplib
 import sqlite3
@@ -55,6 +54,7 @@ from tests.hostile_corpus import (
     replay,
     setup,
 )
+from tests.mailtools import read_maildir
 from tests.serve_helpers import ServeProcess, child_pids
 
 INBOUND = InboundMail.__table__
@@ -139,13 +139,9 @@ RECIPIENT_HEADERS = ("Cc", "Bcc", "Resent-To", "Resent-Cc", "Resent-Bcc")
 
 def delivered(maildir: Path) -> list[Delivered]:
     """Every mail the server wrote to its maildir, by its headers."""
-    if not maildir.exists():
-        return []
     parser = BytesHeaderParser(policy=policy.compat32)
     mails = []
-    box = mailbox.Maildir(maildir, create=False)
-    for key in box.keys():
-        raw = box.get_bytes(key)
+    for raw in read_maildir(maildir):
         headers = parser.parsebytes(raw)
         to = [address.lower() for _, address in getaddresses(headers.get_all("To", []))]
         injected = to[1:] + [f"{name}: {headers[name]}" for name in RECIPIENT_HEADERS if name in headers]

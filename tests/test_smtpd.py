@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import mailbox
 import smtplib
 import sqlite3
 import threading
@@ -20,16 +19,8 @@ from pbmserv.config import Settings
 from pbmserv.runtime import Runtime
 from pbmserv.smtpd import start_listener
 from pbmserv.store.models import InboundMail
-from tests.mailtools import make_mail
+from tests.mailtools import make_mail, read_maildir
 from tests.smtp_helpers import close_server, loop_thread
-
-
-def read_maildir(maildir: Path) -> list[bytes]:
-    try:
-        box = mailbox.Maildir(maildir, create=False)
-        return [box.get_bytes(key) for key in box.keys()]
-    except (FileNotFoundError, mailbox.NoSuchMailboxError):  # not created yet, or being created now
-        return []
 
 
 def wait_for_mail(maildir: Path, count: int, timeout: float = 10.0) -> list[bytes]:

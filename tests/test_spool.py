@@ -24,9 +24,9 @@ from pbmserv.store.database import upgrade
 from pbmserv.store.models import InboundMail, OutboxMail
 from pbmserv.worker import Worker
 from tests.conftest import TEST_PASSWORD_COST
-from tests.mailtools import make_mail
+from tests.mailtools import make_mail, read_maildir
 from tests.smtp_helpers import close_server, loop_thread
-from tests.test_smtpd import read_maildir, wait_for_mail, writer_lock_held
+from tests.test_smtpd import wait_for_mail, writer_lock_held
 from tests.toygame import Toy
 
 

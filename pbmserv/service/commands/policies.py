@@ -4,9 +4,10 @@ active games, and how many more games a player seeks."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.protocol.commands import SetAccepting, SetLimit, SetSeek
+from pbmserv.protocol.commands import Credential, SetAccepting, SetLimit, SetSeek
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
@@ -70,24 +71,22 @@ def game_started(ctx: Context, game: Game, players: list[Account]) -> None:
 # -- commands ------------------------------------------------------------------
 @handles(SetAccepting)
 def set_accepting(ctx: Context, game: Game, command: SetAccepting) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    policy = replace(policy_for(ctx, user, game.name), accepts_challenges=command.accepting)
-    following.save_policy(ctx.connection, policy)
-    return [_policy_reply(ctx, game, user, policy)]
+    return _change_policy(ctx, game, command.userid, command.password, accepts_challenges=command.accepting)
 
 
 @handles(SetLimit)
 def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    policy = replace(policy_for(ctx, user, game.name), game_limit=command.limit)
-    following.save_policy(ctx.connection, policy)
-    return [_policy_reply(ctx, game, user, policy)]
+    return _change_policy(ctx, game, command.userid, command.password, game_limit=command.limit)
 
 
 @handles(SetSeek)
 def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
-    user = ctx.authenticate(command.userid, command.password)
-    policy = replace(policy_for(ctx, user, game.name), seeking=command.count)
+    return _change_policy(ctx, game, command.userid, command.password, seeking=command.count)
+
+
+def _change_policy(ctx: Context, game: Game, userid: str, password: Credential, **change: Any) -> list[Reply]:
+    user = ctx.authenticate(userid, password)
+    policy = replace(policy_for(ctx, user, game.name), **change)
     following.save_policy(ctx.connection, policy)
     return [_policy_reply(ctx, game, user, policy)]
 
