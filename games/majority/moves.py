@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from games.majority.rules import (
     check_colour,
@@ -61,6 +62,14 @@ class Place:
 MajorityMove = Hide | Reveal | Place
 
 
+@cache
+def _values(size: int) -> tuple[tuple[Hide, ...], tuple[Place, ...]]:
+    """Every square's hide and placement on a board of `size`, made once:
+    values never change, so every list of moves shares them."""
+    squares = range(len(geometry(size).labels))
+    return tuple(Hide(i, size) for i in squares), tuple(Place(i, size) for i in squares)
+
+
 def legal_moves(state: MajorityState, seat: int) -> list[MajorityMove]:
     """Every square `seat` may play, a hide in the set-up, and a reveal
     while its stone is hidden (a reveal and a place, `reveal,<square>`,
@@ -68,11 +77,12 @@ def legal_moves(state: MajorityState, seat: int) -> list[MajorityMove]:
     if seat not in to_move(state):
         return []
     geo = geometry(state.size)
+    hides, places = _values(state.size)
     if state.in_setup:
-        return [Hide(i, state.size) for i in geo.side_cells[seat]]
+        return [hides[i] for i in geo.side_cells[seat]]
     own_hidden = state.hidden_square(seat)
     moves: list[MajorityMove] = [
-        Place(i, state.size) for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden
+        places[i] for i in geo.side_cells[seat] if state.board[i] == EMPTY and i != own_hidden
     ]
     if own_hidden is not None and state.revealed_at[seat] is None:
         moves.append(Reveal())

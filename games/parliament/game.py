@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
@@ -25,6 +26,15 @@ def round_winner(layout: Layout, board: str) -> int | None:
             continue
         return player
     return None
+
+
+@cache
+def _values(boards: str) -> tuple[tuple[Preferences, ...], tuple[Claim, ...]]:
+    """The set-up's preferences (none, or one seat) and every seat's plain
+    claim on the layout `boards`, made once: values never change, so every
+    list of moves shares them."""
+    seats = range(LAYOUTS[boards].size)
+    return (Preferences(boards, ()), *(Preferences(boards, (s,)) for s in seats)), tuple(Claim(boards, s) for s in seats)
 
 
 class Parliament(Game):
@@ -168,11 +178,11 @@ class Parliament(Game):
     def moves(self, state: State, seat: int) -> list[Preferences] | list[Claim]:
         if seat not in self.to_move(state):
             return []
-        seats = range(state.layout.size)
+        preferences, claims = _values(state.boards)
         if state.in_setup:
-            return [Preferences(state.boards, ()), *(Preferences(state.boards, (s,)) for s in seats)]
+            return list(preferences)
         own = set(state.live_preferences(seat))
-        return [Claim(state.boards, s) for s in seats if state.board[s] == EMPTY and s not in own]
+        return [claims[s] for s in range(len(claims)) if state.board[s] == EMPTY and s not in own]
 
     def known_to(self, state: State, seat: int) -> State:
         return known_to(state, seat)
@@ -268,3 +278,4 @@ Challenge:
     parliament challenge -boards=upper alice bob
 (the first player named is Red and claims first)
 """
+

@@ -199,11 +199,11 @@ class Game:
 
     def example_move(self, state: Any, seat: int) -> str:
         """A move `seat` may play now, as canonical text ("" if none): the
-        first of `legal_moves`. The server shows it under every board mail
-        to the player to move, so a game whose `legal_moves` is costly gives
-        that same first move a cheaper way."""
-        moves = self.legal_moves(state, seat)
-        return moves[0] if moves else ""
+        first of `moves` (so of `legal_moves`). The server shows it under
+        every board mail to the player to move, so a game whose `moves` is
+        costly gives that same first move a cheaper way."""
+        moves = self.moves(state, seat)
+        return str(moves[0]) if moves else ""
 
     def outcome(self, state: Any) -> Outcome | None:
         raise NotImplementedError
