@@ -53,19 +53,26 @@ class Board:
         own value and applied; raises IllegalMove and then changes nothing."""
         move = self.game.read_move(self.state, seat, text)
         state = self.game.apply(self.state, seat, move)
-        played = self._recorded(seat, str(move), move.secret, now, comment, auto=auto)
-        return replace(played, record=replace(played.record, state=self.game.encode(state)), state=state)
+        return self._recorded(seat, str(move), move.secret, now, comment, auto=auto, state=state)
 
     def server_move(self, seat: int, text: str, now: datetime, comment: str) -> Board:
         """The board with a move the server records and the game never sees (`replays.SERVER_MOVES`)."""
         return self._recorded(seat, text, False, now, comment, auto=False)
 
-    def _recorded(self, seat: int, text: str, secret: bool, now: datetime, comment: str, *, auto: bool) -> Board:
+    def _recorded(
+        self, seat: int, text: str, secret: bool, now: datetime, comment: str, *, auto: bool, state: Any = None,
+    ) -> Board:
+        """The board with the move recorded as the next; with `state`, the state it leads to."""
         number = self.record.move_count + 1
         move = MoveRecord(number, seat, text, secret, auto, now, comment)
         # an open draw offer or undo request lapses with any move
-        record = replace(self.record, move_count=number, updated_at=now, proposal=None)
-        return replace(self, record=record, new_moves=(*self.new_moves, move))
+        changes: dict[str, Any] = {"move_count": number, "updated_at": now, "proposal": None}
+        if state is not None:
+            changes["state"] = self.game.encode(state)
+        return replace(
+            self, record=replace(self.record, **changes), state=self.state if state is None else state,
+            new_moves=(*self.new_moves, move),
+        )
 
     def finish(self, winners: list[int], scores: list[Any] | None, reason: str, rating: dict[str, Any]) -> Board:
         """The board is over: its result, with what it did to the players'
