@@ -199,9 +199,13 @@ class Game:
 
     def example_move(self, state: Any, seat: int) -> str:
         """A move `seat` may play now, as canonical text ("" if none): the
-        first of `moves` (so of `legal_moves`). The server shows it under
-        every board mail to the player to move, so a game whose `moves` is
-        costly gives that same first move a cheaper way."""
+        first of `legal_moves`, made from the first of `moves` where the
+        game lists values (not every move turned into text). The server
+        shows it under every board mail to the player to move, so a game
+        whose list is costly gives that same first move a cheaper way."""
+        if type(self).moves is Game.moves:  # a game that knows its moves as text
+            texts = self.legal_moves(state, seat)
+            return texts[0] if texts else ""
         moves = self.moves(state, seat)
         return str(moves[0]) if moves else ""
 
