@@ -108,12 +108,19 @@ def _rest_of_line(text: str) -> str:
     return words[5].strip() if len(words) > 5 else ""
 
 
-def _move(said: Said) -> Command:
-    game, args, syntax, text = said.game, said.args, said.syntax, said.text
-    board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
+def _board_and_move(said: Said, what: str) -> tuple[int, str, str, str]:
+    """`GAME VERB board userid password MOVE...`: the board number, the
+    userid as written (read by the caller), the password and the move."""
+    game, syntax = said.game, said.syntax
+    board, userid, password = need(said.args, ("board number", "userid", "password"), syntax, game)
     board_number = read_board(board, syntax, game)
     password = read_password(password, syntax, game)
-    move_text = read_move(_rest_of_line(text), "move", syntax, game, board_number)
+    return board_number, userid, password, read_move(_rest_of_line(said.text), what, syntax, game, board_number)
+
+
+def _move(said: Said) -> Command:
+    game, syntax = said.game, said.syntax
+    board_number, userid, password, move_text = _board_and_move(said, "move")
     guard = None
     match = _GUARD.match(move_text.strip())
     if match is not None:
@@ -129,11 +136,8 @@ def _move(said: Said) -> Command:
 
 
 def _queue(said: Said) -> Command:
-    game, args, syntax, text = said.game, said.args, said.syntax, said.text
-    board, userid, password = need(args, ("board number", "userid", "password"), syntax, game)
-    board_number = read_board(board, syntax, game)
-    password = read_password(password, syntax, game)
-    move_text = read_move(_rest_of_line(text), "move to queue", syntax, game, board_number)
+    game, syntax = said.game, said.syntax
+    board_number, userid, password, move_text = _board_and_move(said, "move to queue")
     if not move_text:
         raise MissingArgument("The move to queue is missing after your password.", syntax, game, board_number)
     if move_text.lower() in ("resign", *PROPOSAL_ACTIONS):
