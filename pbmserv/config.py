@@ -57,6 +57,12 @@ class Settings:
     #: seconds one mail may take in `serve`'s worker before the worker is
     #: restarted and that mail given up (marked failed, with an apology)
     stuck_seconds: float = 300.0
+    # [web]
+    #: where `pbmserv serve` (and `pbmserv web`) serves the read-only web site ("": no web site)
+    web_listen: str = "127.0.0.1:8080"
+    #: the site's address as players reach it, for the board page's link in board mails
+    #: ("": http:// and `web_listen`; no link when both are empty)
+    web_base_url: str = ""
     # [passwords] argon2id cost: about 25 ms per check on the reference machine
     password_time_cost: int = 2
     password_memory_kib: int = 19456
@@ -133,6 +139,8 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "sender_mib_per_hour": ("smtp", "sender_mib_per_hour", "PBMSERV_SENDER_MIB_PER_HOUR"),
     "poll_seconds": ("smtp", "poll_seconds", "PBMSERV_POLL_SECONDS"),
     "stuck_seconds": ("smtp", "stuck_seconds", "PBMSERV_STUCK_SECONDS"),
+    "web_listen": ("web", "listen", "PBMSERV_WEB_LISTEN"),
+    "web_base_url": ("web", "base_url", "PBMSERV_WEB_BASE_URL"),
     "password_time_cost": ("passwords", "time_cost", "PBMSERV_PASSWORD_TIME_COST"),
     "password_memory_kib": ("passwords", "memory_kib", "PBMSERV_PASSWORD_MEMORY_KIB"),
     "password_parallelism": ("passwords", "parallelism", "PBMSERV_PASSWORD_PARALLELISM"),
@@ -337,6 +345,10 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         )
     if not _is_host_port(settings.listen, need_host=False):
         raise ConfigError(f"{named('listen')} must be host:port, e.g. 127.0.0.1:2525, not {settings.listen!r}")
+    if settings.web_listen and not _is_host_port(settings.web_listen, need_host=True):
+        raise ConfigError(f"{named('web_listen')} must be host:port, e.g. 127.0.0.1:8080, or empty for no web site, not {settings.web_listen!r}")
+    if settings.web_base_url and not settings.web_base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"{named('web_base_url')} must be an http:// or https:// address, e.g. https://games.example.org/, not {settings.web_base_url!r}")
     for name in ("bot_easy_boards", "bot_normal_boards", "bot_strong_boards"):
         if getattr(settings, name) < 0:
             raise ConfigError(f"{named(name)} must be 0 (that bot is not offered) or more, not {getattr(settings, name)}")

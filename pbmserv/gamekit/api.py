@@ -12,16 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from pbmserv.gamekit.drawing import Drawing, plain_text
+from pbmserv.gamekit.refusals import IllegalMove, InvalidOption
 from pbmserv.gamekit.stored import from_data, to_data
-from pbmserv.refusal import Refusal
 
-
-class IllegalMove(Refusal):
-    """A move a player sent that the rules refuse; the message is for the player."""
-
-
-class InvalidOption(Refusal):
-    """A challenge option that is unknown, malformed or out of range."""
+__all__ = ["Game", "IllegalMove", "InvalidOption", "Move", "Option", "Outcome", "TextMove"]
 
 
 class Move(Protocol):
@@ -212,8 +207,24 @@ class Game:
     def outcome(self, state: Any) -> Outcome | None:
         raise NotImplementedError
 
-    def render(self, state: Any, viewer: int | None) -> str:
+    def draw(self, state: Any, viewer: int | None) -> Drawing:
+        """The position as `viewer` (a seat, or None for the public) may see
+        it: the game's observer, the one place that decides what a viewer
+        is shown (`pbmserv.gamekit.drawing`). The text board and the
+        pictures are both made from it."""
         raise NotImplementedError
+
+    def text(self, drawing: Drawing) -> str:
+        """The text board of `drawing`, as board mails print it; by default
+        the plainest layout (`drawing.plain_text`). A game with a layout of
+        its own overrides this, reading nothing but `drawing`."""
+        return plain_text(drawing)
+
+    def render(self, state: Any, viewer: int | None) -> str:
+        """The text board as `viewer` may see it: `text` of `draw`. Games
+        do not override this, so that what a viewer sees is decided in
+        `draw` alone."""
+        return self.text(self.draw(state, viewer))
 
     def move_hint(self, state: Any) -> str:
         """One line under the board telling whoever is to move how to write

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from pbmserv.gamekit.api import IllegalMove
+from pbmserv.gamekit.refusals import IllegalMove
 
 Cell = tuple[int, int]
 Axial = tuple[int, int]

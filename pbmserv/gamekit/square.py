@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from pbmserv.gamekit.api import IllegalMove
+from pbmserv.gamekit.refusals import IllegalMove
 
 Cell = tuple[int, int]
 
