@@ -1,18 +1,28 @@
-"""Mail out: plain-text replies with the headers a well-behaved robot sends.
+"""Mail out: plain-text replies with the headers a well-behaved robot sends,
+and board mails with a picture for players who asked for them.
 
-The bytes are written here directly rather than through `email.message`:
-every reply has the same simple shape (one text/plain part, headers we
-make ourselves), and the email package's generator costs more than the
-rest of a move's handling. `tests/test_outbound.py` reads every shape back
-with `policy.default` to keep this honest.
+The bytes of a plain reply are written here directly rather than through
+`email.message`: nearly every reply has the same simple shape (one
+text/plain part, headers we make ourselves), and the email package's
+generator costs more than the rest of a move's handling. A mail with a
+picture (`HtmlVersion`, docs/decisions/0143-pictures-in-mail.md) is
+rarer and has parts within parts: the email package writes it, around a
+text part whose bytes are the plain mail's own. `tests/test_outbound.py`
+and `tests/test_pictures_in_mail.py` read every shape back with
+`policy.default` to keep this honest.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from email import quoprimime
+from email import policy, quoprimime
+from email.generator import BytesGenerator
 from email.header import Header
+from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime, make_msgid
+from html import escape
+from io import BytesIO
 
 #: RFC 5322's limit for a line; RFC 5322 asks for 78 where it can be had
 LONGEST_LINE = 998
@@ -31,20 +41,81 @@ def header_line(name: str, value: str) -> str:
     return f"{name}: " + Header(value, charset, header_name=name).encode(linesep="\r\n")
 
 
-def message_bytes(headers: list[tuple[str, str]], text: str) -> bytes:
-    """A text/plain mail: 7-bit when the text is ASCII with lines of a lawful
-    length, else UTF-8 as quoted-printable (still readable where a client
-    shows the source)."""
+#: the email package's policy for what it writes: policy.default, with the line ends of the mail on the wire
+WIRE = policy.default.clone(linesep="\r\n")
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A PNG shown inline by an HTML part, which refers to it as `cid:` + `content_id`."""
+
+    png: bytes
+    content_id: str  # an RFC 5322 msg-id without its angle brackets
+    filename: str
+
+
+@dataclass(frozen=True)
+class HtmlVersion:
+    """The HTML alternative of a mail's text: `body` is the inside of the
+    document's <body>, HTML already (every text in it escaped), showing
+    `picture`; `notice` a paragraph of text put above it (a cap's pause)."""
+
+    title: str
+    body: str
+    picture: Picture
+    notice: str = ""
+
+    def document(self) -> str:
+        notice = f"<p><strong>{escape(self.notice)}</strong></p>\n" if self.notice else ""
+        return (
+            f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(self.title)}</title>\n'
+            f"</head>\n<body>\n{notice}{self.body}</body>\n</html>\n"
+        )
+
+
+def text_content(text: str) -> tuple[list[tuple[str, str]], str]:
+    """The content headers and the encoded lines (LF ends) of a text/plain
+    part: 7-bit when the text is ASCII with lines of a lawful length, else
+    UTF-8 as quoted-printable (still readable where a client shows the
+    source)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.isascii() and all(len(line) <= LONGEST_LINE for line in text.split("\n")):
-        content = [("Content-Type", 'text/plain; charset="us-ascii"'), ("Content-Transfer-Encoding", "7bit")]
-        body = text
-    else:
-        content = [("Content-Type", 'text/plain; charset="utf-8"'), ("Content-Transfer-Encoding", "quoted-printable")]
-        # quoprimime encodes one character per byte: hand it the UTF-8 bytes as Latin-1
-        body = quoprimime.body_encode(text.encode("utf-8").decode("latin-1"), maxlinelen=76, eol="\n")
+        return [("Content-Type", 'text/plain; charset="us-ascii"'), ("Content-Transfer-Encoding", "7bit")], text
+    # quoprimime encodes one character per byte: hand it the UTF-8 bytes as Latin-1
+    body = quoprimime.body_encode(text.encode("utf-8").decode("latin-1"), maxlinelen=76, eol="\n")
+    return [("Content-Type", 'text/plain; charset="utf-8"'), ("Content-Transfer-Encoding", "quoted-printable")], body
+
+
+def message_bytes(headers: list[tuple[str, str]], text: str) -> bytes:
+    """A text/plain mail."""
+    content, body = text_content(text)
     lines = [header_line(name, value) for name, value in [*headers, ("MIME-Version", "1.0"), *content]]
     return ("\r\n".join(lines) + "\r\n\r\n" + body.replace("\n", "\r\n")).encode("ascii")
+
+
+def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVersion) -> bytes:
+    """A multipart/alternative mail: first the text/plain part, its bytes
+    those of `message_bytes`'s body, then a multipart/related of the HTML
+    and the picture it shows inline."""
+    message = EmailMessage(policy=WIRE)
+    for name, value in headers:
+        message[name] = " ".join(value.split())
+    message["MIME-Version"] = "1.0"
+    content, body = text_content(text)
+    for name, value in content:
+        message[name] = value
+    message.set_payload(body)
+    message.make_alternative()  # the text part as it stands becomes the first part
+    related = MIMEPart(policy=WIRE)
+    related.set_content(html.document(), subtype="html", cte="quoted-printable")
+    related.add_related(
+        html.picture.png, "image", "png", cid=f"<{html.picture.content_id}>", disposition="inline",
+        filename=html.picture.filename,
+    )
+    message.attach(related)
+    out = BytesIO()
+    BytesGenerator(out, policy=WIRE).flatten(message)
+    return out.getvalue()
 
 
 def compose(
@@ -57,8 +128,9 @@ def compose(
     in_reply_to: str = "",
     references: str = "",
     reply_to: str = "",
+    html: HtmlVersion | None = None,
 ) -> tuple[str, bytes]:
-    """The Message-ID and the bytes of a reply."""
+    """The Message-ID and the bytes of a reply: text alone, or with `html` beside it."""
     text = body if body.endswith("\n") else body + "\n"
     message_id = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
     headers = [
@@ -74,4 +146,4 @@ def compose(
         headers.append(("In-Reply-To", in_reply_to))
         headers.append(("References", " ".join(part for part in (references, in_reply_to) if part)))
     headers.append(("Auto-Submitted", "auto-replied"))
-    return message_id, message_bytes(headers, text)
+    return message_id, message_bytes(headers, text) if html is None else message_with_picture(headers, text, html)

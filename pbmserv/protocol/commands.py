@@ -109,6 +109,16 @@ class Vacation(Command):
     on: bool
 
 
+@dataclass(frozen=True)
+class Pictures(Command):
+    """`pictures uid pw on|off` (from a seat's reply address `pictures on|off`):
+    whether the player's board mails carry a picture of the board."""
+
+    userid: str
+    password: Credential
+    on: bool
+
+
 # -- per-game commands ------------------------------------------------------
 @dataclass(frozen=True)
 class GameCommand(Command):

@@ -25,6 +25,7 @@ from pbmserv.protocol.commands import (
     Help,
     ListGames,
     Message,
+    Pictures,
     Signoff,
     Signup,
     Vacation,
@@ -121,6 +122,14 @@ def _vacation(said: Said) -> Command:
     return Vacation(read_userid(userid, syntax), read_password(password, syntax), switch.lower() == "on")
 
 
+def _pictures(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
+    userid, password, switch = exactly(args, ("userid", "password", "'on' or 'off'"), syntax)
+    if switch.lower() not in ("on", "off"):
+        raise BadArgument(f"'pictures' ends with 'on' or 'off', not '{shown(switch)}'.", syntax)
+    return Pictures(read_userid(userid, syntax), read_password(password, syntax), switch.lower() == "on")
+
+
 GLOBAL_VERBS = by_word(
     Verb(
         "help", "help [command or game]",
@@ -206,6 +215,16 @@ GLOBAL_VERBS = by_word(
             "every started day counts, and a vacation ends by itself when they are used up."
         ),
         _vacation,
+    ),
+    Verb(
+        "pictures", "pictures userid password on|off   (from a board mail's reply address: pictures on|off)",
+        (
+            "With 'on', your board mails carry a picture of the board as you see it, in an HTML part beside "
+            "the usual text, which stays exactly as it was; a mail program that shows HTML shows the picture, "
+            "the tallies and the line to paste. 'off' (the default) sends text alone. Replying 'pictures on' "
+            "or 'pictures off' to one of your board mails does the same without the password."
+        ),
+        _pictures,
     ),
     Verb(
         "multiple", "multiple   (in the Subject; then one command per body line)",

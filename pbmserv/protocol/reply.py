@@ -4,8 +4,9 @@ address stands for (game, verb, board, userid, password). No I/O.
 
 `e5` (or `move e5`, `e5 #12`) moves; `resign`, `undo`, `propose`,
 `accept`, `reject`, `show`, `moves`, `queue MOVE`, `preview MOVES`,
-`chat` and `help` work as their full commands do; the rest of the body is
-the comment (or, for `chat`, the message). A first line that starts with
+`chat` and `help` work as their full commands do, and `pictures on|off`
+as the global command does for that player; the rest of the body is the
+comment (or, for `chat`, the message). A first line that starts with
 a game's name or a global command is read as the full command it is,
 with its own password (a game's name alone, or followed by what is not
 one of its commands, is a move: synch has a move called `synch`).
@@ -25,6 +26,8 @@ from pbmserv.protocol.request import Line, Request, bounded_comment, clean_subje
 
 #: the short forms that are the full command's verb, followed by what the player wrote after it
 _VERBS = ("move", "resign", "queue", "preview", "moves", "chat")
+#: the global commands a reply may give without the userid and password, which the address stands for
+_ACCOUNT_VERBS = ("pictures",)
 #: what stands for the password while the full line is read (any one word would do)
 _PLACEHOLDER = "password"
 
@@ -43,7 +46,8 @@ def parse_reply(subject: str, body: str, game: str, board: int, userid: str, gam
     head = words[0].lower()
     names_a_game = head in {name.lower() for name in games} and len(words) > 1 and words[1].lower() in GAME_VERBS
     reads_as_global = head in GLOBAL_VERBS and GLOBAL_VERBS[head].read is not None
-    if names_a_game or (reads_as_global and head != "help"):
+    short_account_command = head in _ACCOUNT_VERBS and len(words) <= 2
+    if names_a_game or (reads_as_global and head != "help" and not short_account_command):
         return Request((parse_line(first, games),), comment)
     rest = " ".join(words[1:])
     if head == "chat":  # the message: what follows the word, and the rest of the body
@@ -52,6 +56,8 @@ def parse_reply(subject: str, body: str, game: str, board: int, userid: str, gam
         full = f"{game} show {board}"
     elif head == "help":
         full = f"{game} help"
+    elif short_account_command:
+        full = f"{head} {userid} {_PLACEHOLDER} {rest}"
     elif head in _VERBS:
         full = f"{game} {head} {board} {userid} {_PLACEHOLDER} {rest}"
     else:  # a move, or a word the full `move` command takes (resign, undo, propose, accept, reject)

@@ -49,6 +49,8 @@ class User(Base):
     disabled_reason: Mapped[str] = mapped_column(Text, default="", server_default="")
     #: keys the account's reply addresses (`service.reply_addresses`); drawn anew with every new password
     reply_secret: Mapped[str] = mapped_column(String(32), default="", server_default="")
+    #: whether the account's board mails carry a picture of the board (`pictures on`)
+    pictures: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )

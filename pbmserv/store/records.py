@@ -89,7 +89,8 @@ class QueuedRecord(NamedTuple):
 
 @dataclass(frozen=True)
 class Account:
-    """What checking a player's password needs of `users`."""
+    """What checking a player's password needs of `users`, and what a board
+    mail to the player needs: whether it carries a picture."""
 
     id: int
     userid: str
@@ -97,6 +98,7 @@ class Account:
     disabled_at: datetime | None
     disabled_reason: str
     reply_secret: str
+    pictures: bool = False
 
 
 #: the board columns a command may change (`save_board` writes them all)

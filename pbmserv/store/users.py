@@ -61,7 +61,7 @@ def insert_account(connection: Connection, userid: str, password_hash: str, crea
     reply_secret = new_reply_secret()
     values = {
         "userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None,
-        "disabled_reason": "", "reply_secret": reply_secret,
+        "disabled_reason": "", "reply_secret": reply_secret, "pictures": False,
     }
     user_id = connection.scalar(insert(USERS).values(values).returning(USERS.c.id))
     assert user_id is not None, "an INSERT ... RETURNING returns the row's id"
@@ -73,6 +73,10 @@ def set_password_hash(connection: Connection, user_id: int, password_hash: str) 
     connection.execute(
         update(USERS).where(USERS.c.id == user_id).values(password_hash=password_hash, reply_secret=new_reply_secret())
     )
+
+
+def set_pictures(connection: Connection, user_id: int, on: bool) -> None:
+    connection.execute(update(USERS).where(USERS.c.id == user_id).values(pictures=on))
 
 
 def seat_holder(connection: Connection, game_type: str, board: int, seat: int) -> tuple[str, str] | None:

@@ -52,6 +52,7 @@ def _position_reply(
         game, board, moves, state, viewer, recent=None,
         lead="\n".join(line for line in leads if line),
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
+        page=views.board_page(ctx.settings, game, board, at),
     )
     return Reply((ctx.sender,), views.subject(game, board, loaded.state), body)
 
@@ -90,6 +91,7 @@ def _board_sections(ctx: Context, boards: list[Board], where_all: str) -> str:
     for board in boards[:MOST_BOARDS_IN_A_MAIL]:
         section = views.board_mail(
             board.game, board.record, moves_to_list(ctx, board.record), board.state, None, recent=ctx.settings.recent_moves,
+            page=views.board_page(ctx.settings, board.game, board.record),
         )
         used += len(section) + len(rule) + 2
         if sections and used > SECTIONS_CHARS:

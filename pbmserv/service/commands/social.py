@@ -85,6 +85,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
     body = views.board_mail(
         game, board, moves_to_list(ctx, board), loaded.state, None, recent=ctx.settings.recent_moves, lead=lead,
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
+        page=views.board_page(ctx.settings, game, board),
     )
     return [Reply((ctx.sender,), f"{game.title} Board {board.board} {verb} {user.userid}", body)]
 

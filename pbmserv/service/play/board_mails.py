@@ -37,6 +37,7 @@ def mails_to_players(
     watchers = subscriptions.watchers(board, board_subscriptions)
     addresses = ctx.addresses([*board.seats, *watchers])
     subject = views.subject(game, board, state, subject_prefix)
+    page = views.board_page(ctx.settings, game, board)
 
     secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
     texts: dict[tuple[int | None, str], str] = {}
@@ -47,7 +48,7 @@ def mails_to_players(
         if key not in texts:
             texts[key] = views.board_mail(
                 game, board, moves, state, key[0], recent=ctx.settings.recent_moves, comment=comment,
-                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions),
+                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions), page=page,
             )
         return texts[key]
 

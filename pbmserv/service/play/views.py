@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from pbmserv.config import Settings
 from pbmserv.gamekit import Game
 from pbmserv.store.records import BoardRecord, MoveRecord
 
@@ -178,6 +179,20 @@ def position(game: Game, board: BoardRecord, state: Any, viewer: int | None) -> 
     return f"{text}\n{hint}" if hint else text
 
 
+def board_page(settings: Settings, game: Game, board: BoardRecord, at_move: int | None = None) -> str:
+    """The address of the board's page on the web site (`/GAME/BOARD`, at an
+    earlier move `?move=K`): under `[web] base_url`, else `http://` and
+    `[web] listen`; "" when the server has no web site."""
+    base = settings.web_base_url.rstrip("/") or (f"http://{settings.web_listen}" if settings.web_listen else "")
+    if not base:
+        return ""
+    return f"{base}/{game.name}/{board.board}" + ("" if at_move is None else f"?move={at_move}")
+
+
+def page_line(page: str) -> str:
+    return f"The board on the web: {page}"
+
+
 def board_mail(
     game: Game,
     board: BoardRecord,
@@ -190,7 +205,10 @@ def board_mail(
     commenter: str = "",
     lead: str = "",
     subscribers: tuple[str, ...] = (),
+    page: str = "",
 ) -> str:
+    """The text of a board mail; `page` is the board's page on the web
+    (`board_page`), shown under the board ("": none)."""
     parts = [title_line(game, board)]
     if lead:
         parts.append(lead)
@@ -200,6 +218,9 @@ def board_mail(
     parts.append(move_list(game, board, moves, state, viewer, None if board.result is not None else recent))
     parts.append("")
     parts.append(position(game, board, state, viewer))
+    if page:
+        parts.append("")
+        parts.append(page_line(page))
     if subscribers:
         parts.append("")
         parts.append(wrap(f"Subscribers: {', '.join(subscribers)}."))
@@ -220,23 +241,30 @@ def example_move(game: Game, state: Any, seat: int) -> str:
         return ""
 
 
-def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
-    """The end of a board mail to a player who is to move: how to answer
-    it with the move alone (its reply address is the player's), and the
-    exact command line to send instead, PASSWORD standing for their
-    password and, where the game gives one, a move that is legal now."""
+def paste_parts(game: Game, board: BoardRecord, state: Any, seat: int) -> tuple[str, str, str]:
+    """What `command_to_paste` says, unwrapped: how to answer with the move
+    alone, what to send instead, and the command line itself."""
     userid = board.seats[seat]
     move = example_move(game, state, seat)
-    reply = wrap(
+    reply = (
         f"To move, reply to this mail with just your move{f' (e.g. {move})' if move else ''} as the first line: "
-        "its reply address is yours alone and stands for your password (until you change it).", hang="",
+        "its reply address is yours alone and stands for your password (until you change it)."
     )
     if move:
         head = "Or send this line as the Subject, your password in place of PASSWORD and your move in place of the example (a move legal now):"
     else:
         head = "Or send this line as the Subject, your password in place of PASSWORD and your move in place of MOVE:"
         move = "MOVE"
-    return f"{reply}\n" + wrap(head, hang="") + f"\n  {game.name} move {board.board} {userid} PASSWORD {move}\n"
+    return reply, head, f"{game.name} move {board.board} {userid} PASSWORD {move}"
+
+
+def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
+    """The end of a board mail to a player who is to move: how to answer
+    it with the move alone (its reply address is the player's), and the
+    exact command line to send instead, PASSWORD standing for their
+    password and, where the game gives one, a move that is legal now."""
+    reply, head, line = paste_parts(game, board, state, seat)
+    return f"{wrap(reply, hang='')}\n{wrap(head, hang='')}\n  {line}\n"
 
 
 def end_reason(board: BoardRecord) -> str:

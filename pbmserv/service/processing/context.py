@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
+from pbmserv.mail.outbound import HtmlVersion
 from pbmserv.protocol.commands import Credential, ReplyAddressProof
 from pbmserv.service.processing import guesses
 from pbmserv.service.processing.catalog import Catalog
@@ -79,6 +80,8 @@ class Reply:
     kind: Kind = Kind.ANSWER
     #: the Reply-To of a board mail to a player: their reply address (`service.reply_addresses`)
     reply_to: str = ""
+    #: the HTML version with the board's picture, beside the text, of a board mail to a player who asked for pictures
+    html: HtmlVersion | None = None
 
 
 @dataclass

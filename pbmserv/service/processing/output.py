@@ -95,7 +95,11 @@ class BatchOutput:
                 elif pause is None:
                     rows.append(row)
                 else:
-                    noticed = replace(made.reply, recipients=(recipient,), body=f"{pause_notice(pause)}\n\n{made.reply.body}")
+                    notice = pause_notice(pause)
+                    noticed = replace(
+                        made.reply, recipients=(recipient,), body=f"{notice}\n\n{made.reply.body}",
+                        html=made.reply.html and replace(made.reply.html, notice=notice),
+                    )
                     rows += outbox_rows(self.address, self.key, row_id, made.mail, noticed, now)
         if held_back:
             capped = f"{held_back.total()} mail(s) not sent: {', '.join(held_back)} reached the hourly cap"
@@ -156,7 +160,7 @@ def outbox_rows(
         message_id, raw = compose(
             sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now,
             in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
-            reply_to=reply.reply_to,
+            reply_to=reply.reply_to, html=reply.html,
         )
         if reply.reply_to:
             raw = key.seal(raw)

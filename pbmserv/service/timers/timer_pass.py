@@ -110,6 +110,7 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     )
     board_text = views.board_mail(
         game, board, board_mails.moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves,
+        page=views.board_page(ctx.settings, game, board),
     )
     board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
