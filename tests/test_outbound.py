@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,7 +17,7 @@ from pbmserv.mail.outbound import compose
 WHEN = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
 
-def reply(subject: str = "Majority Board 101 bob", body: str = "Your move.\n", **extra: str) -> tuple[str, bytes]:
+def reply(subject: str = "Majority Board 101 bob", body: str = "Your move.\n", **extra: Any) -> tuple[str, bytes]:
     return compose(sender="pbmserv@example.org", recipient="bob@example.org", subject=subject, body=body, date=WHEN, **extra)
 
 

@@ -17,12 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from email import policy, quoprimime
-from email.generator import BytesGenerator
 from email.header import Header
-from email.message import EmailMessage, MIMEPart
+from email.message import MIMEPart
 from email.utils import format_datetime, make_msgid
 from html import escape
-from io import BytesIO
 
 #: RFC 5322's limit for a line; RFC 5322 asks for 78 where it can be had
 LONGEST_LINE = 998
@@ -97,7 +95,7 @@ def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVe
     """A multipart/alternative mail: first the text/plain part, its bytes
     those of `message_bytes`'s body, then a multipart/related of the HTML
     and the picture it shows inline."""
-    message = EmailMessage(policy=WIRE)
+    message = MIMEPart(policy=WIRE)
     for name, value in headers:
         message[name] = " ".join(value.split())
     message["MIME-Version"] = "1.0"
@@ -113,9 +111,7 @@ def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVe
         filename=html.picture.filename,
     )
     message.attach(related)
-    out = BytesIO()
-    BytesGenerator(out, policy=WIRE).flatten(message)
-    return out.getvalue()
+    return message.as_bytes(policy=WIRE)
 
 
 def compose(

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.service.play import reply_addresses, subscriptions, views
+from pbmserv.service.play import board_pictures, reply_addresses, subscriptions, views
 from pbmserv.service.play.board import Board
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.store import records
-from pbmserv.store.records import BoardRecord
+from pbmserv.store.records import Account, BoardRecord
 from pbmserv.store.states import Kind
 
 
@@ -37,18 +37,21 @@ def mails_to_players(
     watchers = subscriptions.watchers(board, board_subscriptions)
     addresses = ctx.addresses([*board.seats, *watchers])
     subject = views.subject(game, board, state, subject_prefix)
-    page = views.board_page(ctx.settings, game, board)
 
     secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
     texts: dict[tuple[int | None, str], str] = {}
+    words = board_pictures.Words(
+        subject, ctx.settings.recent_moves, ctx.comment, commenter, lead,
+        subscriptions.listed_names(board_subscriptions), views.board_page(ctx.settings, game, board),
+    )
 
     def text(viewer: int | None, comment: str = ctx.comment) -> str:
         """The mail for `viewer`, made once for all who see the same board."""
         key = (viewer if secret_moves else game.viewpoint(state, viewer), comment)
         if key not in texts:
             texts[key] = views.board_mail(
-                game, board, moves, state, key[0], recent=ctx.settings.recent_moves, comment=comment,
-                commenter=commenter, lead=lead, subscribers=subscriptions.listed_names(board_subscriptions), page=page,
+                game, board, moves, state, key[0], recent=words.recent, comment=comment, commenter=commenter,
+                lead=lead, subscribers=words.subscribers, page=words.page,
             )
         return texts[key]
 
@@ -58,10 +61,16 @@ def mails_to_players(
         recipients = addresses.get(userid, ())
         if recipients:
             reached.update(recipients)
+            account = ctx.known_user(userid)
             body = text(seat)
             if board.result is None and seat in game.to_move(state):
                 body += "\n" + views.command_to_paste(game, board, state, seat)
-            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_address_of(ctx, game, board, seat)))
+            html = (
+                board_pictures.html_version(game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2])
+                if account.pictures else None
+            )
+            reply_to = seat_address(ctx, game, board, seat, account)
+            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_to, html))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)
@@ -73,5 +82,8 @@ def mails_to_players(
 
 def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:
     """The reply address of the player in `seat` on the board: theirs alone (`service.reply_addresses`)."""
-    account = ctx.known_user(board.seats[seat])
+    return seat_address(ctx, game, board, seat, ctx.known_user(board.seats[seat]))
+
+
+def seat_address(ctx: Context, game: Game, board: BoardRecord, seat: int, account: Account) -> str:
     return reply_addresses.seat_address(ctx.key, ctx.settings.address, game.name, board.board, seat, account)
