@@ -19,6 +19,10 @@ A line `=== cleanup after 7 days` instead of a mail moves the clock on by
 that many days and runs one pass of reminders and forfeits (`pbmserv-admin
 cleanup`); the mails it sent follow as `--- out` blocks.
 
+A board mail with a picture (`pictures on`) shows its text, then, after a
+line `--- beside it, as HTML, the picture inline:`, the words of its HTML
+version, the picture as `[picture: its alt text]`.
+
 A board mail to a player comes from their reply address, shown as
 `Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
 first genuine reply address of alice's seat seen so far (a new password
@@ -44,10 +48,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email import policy
+from email.message import EmailMessage
 from email.parser import BytesParser
 from typing import Any
 
 from pbmserv.mail.backends import MemoryBackend
+from pbmserv.mail.html_text import html_to_text
 from pbmserv.runtime import Runtime
 from pbmserv.service.bots.queue import play_due_turns
 from pbmserv.service.intake.arrival import reply_address_of
@@ -165,8 +171,32 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     lines = [f"--- out to {recipient}"]
     lines += [f"{name}: {codes.named(str(message[name]))}" for name in SHOWN_HEADERS if message[name] is not None]
     lines.append("")
-    lines.append(message.get_content().replace("\r\n", "\n").rstrip("\n"))
+    text = message.get_body(("plain",)) if message.is_multipart() else message
+    assert text is not None, "every mail has its text"
+    lines.append(text.get_content().replace("\r\n", "\n").rstrip("\n"))
+    if message.is_multipart():
+        lines += ["", *render_html_version(message)]
     return "\n".join(lines)
+
+
+def render_html_version(message: EmailMessage) -> list[str]:
+    """The HTML version beside a board mail's text, as its words read (the
+    picture shown as `[picture: its alt text]`), once its structure is
+    checked: multipart/alternative of the text and a multipart/related of
+    the HTML and the PNG it shows by its Content-ID."""
+    text, related = message.iter_parts()
+    html, image = related.iter_parts()
+    assert (message.get_content_type(), text.get_content_type(), related.get_content_type()) == (
+        "multipart/alternative", "text/plain", "multipart/related",
+    )
+    assert (html.get_content_type(), image.get_content_type(), image.get_content_disposition()) == (
+        "text/html", "image/png", "inline",
+    )
+    source = html.get_content()
+    shown = re.findall(r'<img src="cid:([^"]+)"', source)
+    assert shown == [str(image["Content-ID"]).strip("<>")], "the HTML shows the picture of the mail"
+    pictured = re.sub(r'<img [^>]*alt="([^"]*)"[^>]*>', r"<p>[picture: \1]</p>", source)
+    return ["--- beside it, as HTML, the picture inline:", "", html_to_text(pictured).rstrip("\n")]
 
 
 def replay(transcript: Transcript, runtime: Runtime) -> str:
