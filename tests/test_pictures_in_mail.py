@@ -153,6 +153,36 @@ def test_a_seat_without_a_secret_of_its_own_is_sent_the_public_picture(servers: 
     assert bob_s == pictures.png(TOY.draw(state, 1))
 
 
+def psychomachia_pictures(runtime: Runtime, board: int, moves: list[tuple[str, str]]) -> dict[str, bytes]:
+    """The PNG of each player's board mail after `moves` on Psychomachia board `board`."""
+    for userid, move in moves[:-1]:
+        send(runtime, f"{userid}@example.org", f"psychomachia move {board} {userid} secret-{userid} {move}")
+    userid, move = moves[-1]
+    delivered = feed(runtime, make_mail(f"{userid}@example.org", f"psychomachia move {board} {userid} secret-{userid} {move}"))
+    return {recipient.partition("@")[0]: parts(PARSER.parsebytes(raw))[3].get_content() for recipient, raw in delivered}
+
+
+def test_psychomachia_pictures_show_a_seat_its_own_hidden_stone_and_nothing_of_the_other_s(
+    servers: tuple[Runtime, Runtime],
+) -> None:
+    on, _ = servers
+    for userid in ("alice", "bob"):
+        signup(on, userid, f"secret-{userid}")
+        send(on, f"{userid}@example.org", f"pictures {userid} secret-{userid} on")
+    twins = {}
+    for board, alice_hides in ((101, "a1"), (102, "e1")):
+        send(on, "alice@example.org", "psychomachia challenge -size=6 -stones=6 alice bob")
+        only_bob_s = psychomachia_pictures(on, board, [("bob", "hide d5")])
+        with on.engine.connect() as connection:
+            game = on.processor.catalog.get("psychomachia")
+            state = load(connection, game, board).state
+        assert only_bob_s["alice"] == pictures.png(game.draw(state, None))  # alice holds no secret: the public view
+        assert only_bob_s["bob"] == pictures.png(game.draw(state, 1)) != only_bob_s["alice"]
+        twins[alice_hides] = psychomachia_pictures(on, board, [("alice", f"hide {alice_hides}"), ("alice", "c1")])
+    assert twins["a1"]["bob"] == twins["e1"]["bob"]  # where alice hid her stone is in no picture of bob's
+    assert twins["a1"]["alice"] != twins["e1"]["alice"]  # and in each of hers
+
+
 def test_subscribers_and_third_parties_get_text_alone(servers: tuple[Runtime, Runtime]) -> None:
     on, _ = servers
     signup(on, "carol", "secret3")
