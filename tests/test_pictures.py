@@ -32,7 +32,7 @@ TALLY = Tally(("Lines", "Score"), (("alice", ("5", "12")), (HOSTILE, ("4", "10.5
 
 def _scattered(grid: SquareGrid | HexHexGrid, seed: int, kinds: tuple[Kind, ...]) -> dict[tuple[int, int], tuple[Mark, ...]]:
     rng = random.Random(seed)
-    marks = {}
+    marks: dict[tuple[int, int], tuple[Mark, ...]] = {}
     for cell in grid.cells:
         if rng.random() < 0.5:
             seat = rng.randrange(2)
@@ -195,7 +195,7 @@ def test_each_game_pictures_a_mid_game_position(name: str) -> None:
 
 
 # -- any drawing at all ------------------------------------------------------
-_NAMES = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
 
 
 @st.composite

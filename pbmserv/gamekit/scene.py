@@ -211,13 +211,13 @@ def label_size(unit: int) -> int:
     return max(10, round(unit * 0.42))
 
 
-def square_items(panel: Panel, grid: SquareGrid, unit: int, inks: tuple[Ink, ...]) -> list[Item]:
+def square_items(panel: Panel, grid: SquareGrid, unit: int, inks: tuple[Ink, ...]) -> list[Shape | Placed]:
     """Square cells (none where the grid has a hole), file letters above
     and below, rank numbers on both sides; row marks right of the rank
     numbers, column marks under the file letters."""
     half = unit / 2
     outline = ((-half, -half), (half, -half), (half, half), (-half, half))
-    items: list[Item] = []
+    items: list[Shape | Placed] = []
     for cell in grid.cells:
         layers = panel.marks.get(cell, ())
         fill = _cell_fill(layers, panel.chequered and grid.is_dark(cell))
@@ -239,7 +239,7 @@ def square_items(panel: Panel, grid: SquareGrid, unit: int, inks: tuple[Ink, ...
     return items
 
 
-def hex_items(panel: Panel, grid: HexHexGrid, unit: int, inks: tuple[Ink, ...]) -> list[Item]:
+def hex_items(panel: Panel, grid: HexHexGrid, unit: int, inks: tuple[Ink, ...]) -> list[Shape | Placed]:
     """Pointy-topped hexagons one unit wide, row letters left of each row,
     cell numbers off the top-right and bottom-right edges (as the text
     board has them); row marks two places right of each row."""
@@ -252,7 +252,7 @@ def hex_items(panel: Panel, grid: HexHexGrid, unit: int, inks: tuple[Ink, ...]) 
         x, y = grid.centre(axial)
         return x * unit, y * unit
 
-    items: list[Item] = []
+    items: list[Shape | Placed] = []
     for cell in grid.cells:
         layers = panel.marks.get(cell, ())
         items.append(Placed(at(grid.to_axial(cell)), cell_figure(outline, _cell_fill(layers, False), layers, unit, inks)))
@@ -342,7 +342,7 @@ def _hatching(unit: int) -> list[Shape]:
 def legend_block(seats: Sequence[Seat]) -> Block:
     """A piece of each seat, with its side and player."""
     inks = tuple(seat.ink for seat in seats)
-    shapes: list[Item] = []
+    shapes: list[Shape | Placed] = []
     for index, seat in enumerate(seats):
         y = index * (LINE_HEIGHT + 4)
         swatch = Mark(Kind.STONE, seat.glyph, index)
@@ -366,7 +366,7 @@ def tally_block(tally: Tally | None) -> Block:
     for width in widths:
         x += spacing + width
         rights.append(x)
-    shapes: list[Item] = [
+    shapes: list[Shape | Placed] = [
         Text((right, 0), heading, TEXT_SIZE, TEXT, Role.TALLY, Anchor.END, bold=True)
         for heading, right in zip(tally.columns, rights)
     ]
