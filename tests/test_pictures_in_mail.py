@@ -80,6 +80,7 @@ def alice_s_mail(delivered: list[tuple[str, bytes]]) -> bytes:
 def parts(message: EmailMessage) -> tuple[EmailMessage, EmailMessage, EmailMessage, EmailMessage]:
     """The text, the multipart/related, its HTML and its picture, once their types and order are checked."""
     assert message.get_content_type() == "multipart/alternative"
+    assert all(not part.defects for part in message.walk()), "lawful MIME, as policy.default reads it"
     text, related = message.iter_parts()
     assert (text.get_content_type(), related.get_content_type()) == ("text/plain", "multipart/related")
     html, image = related.iter_parts()

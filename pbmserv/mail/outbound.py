@@ -94,11 +94,9 @@ def message_bytes(headers: list[tuple[str, str]], text: str) -> bytes:
 def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVersion) -> bytes:
     """A multipart/alternative mail: first the text/plain part, its bytes
     those of `message_bytes`'s body, then a multipart/related of the HTML
-    and the picture it shows inline."""
+    and the picture it shows inline. The email package writes the parts;
+    the mail's own headers are the very lines of a plain mail's."""
     message = MIMEPart(policy=WIRE)
-    for name, value in headers:
-        message[name] = " ".join(value.split())
-    message["MIME-Version"] = "1.0"
     content, body = text_content(text)
     for name, value in content:
         message[name] = value
@@ -111,7 +109,8 @@ def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVe
         filename=html.picture.filename,
     )
     message.attach(related)
-    return message.as_bytes(policy=WIRE)
+    lines = [header_line(name, value) for name, value in [*headers, ("MIME-Version", "1.0")]]
+    return ("\r\n".join(lines) + "\r\n").encode("ascii") + message.as_bytes(policy=WIRE)
 
 
 def compose(
