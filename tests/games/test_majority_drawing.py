@@ -235,14 +235,15 @@ def test_the_text_board_is_the_text_of_the_drawing_and_shows_its_marks():
                     text = game.text(drawing)
                     assert text == game.render(state, viewer)
                     (panel,) = drawing.panels
-                    size = panel.grid.width
-                    margin = len(str(size))
-                    for line, row in zip(text.splitlines()[1 : size + 1], panel.grid.display_rows()):
+                    grid = geometry(state.size).grid
+                    assert panel.grid is grid
+                    size, margin = state.size, len(str(state.size))
+                    for line, row in zip(text.splitlines()[1 : size + 1], grid.display_rows()):
                         for file, where in enumerate(row):
                             printed = line[margin + 1 + 2 * file : margin + 3 + 2 * file].rstrip()
                             top = panel.top(where)
                             if top is None:
-                                assert printed == (":" if panel.grid.is_dark(where) else ".")
+                                assert printed == (":" if grid.is_dark(where) else ".")
                             else:
                                 last = top.last and top.kind is Kind.STONE
                                 assert printed == top.glyph + ("<" if last else "")
