@@ -25,7 +25,7 @@ HIDDEN_MARK = (Mark(Kind.HIDDEN, STONE[WHITE].lower(), WHITE), Mark(Kind.HIDDEN,
 #: beside a line: the opponent completed it after the seat's hidden stone did; theirs unless the seat reveals in time
 CONTESTED_MARK = (Mark(Kind.HIDDEN, "!", WHITE), Mark(Kind.HIDDEN, "!", BLACK))
 #: each stone's mark as the last move leaves it
-LAST_MARK = {mark: replace(mark, last=True) for mark in STONE_MARK + HIDDEN_MARK}
+AS_LAST = {mark: replace(mark, last=True) for mark in STONE_MARK + HIDDEN_MARK}
 INK = (Ink.WHITE, Ink.BLACK)
 
 
@@ -106,7 +106,7 @@ def _marks(state: MajorityState, viewer: int | None, seen: Knowledge) -> dict[Ce
         last = square if action != "hide" else seen.known_hidden[seat] if seat == viewer else None
         if last is not None:
             (mark,) = marks[cells[last]]
-            marks[cells[last]] = (LAST_MARK[mark],)
+            marks[cells[last]] = (AS_LAST[mark],)
     return marks
 
 
