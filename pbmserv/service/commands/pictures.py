@@ -24,7 +24,7 @@ def pictures(ctx: Context, command: Pictures) -> list[Reply]:
             f"{changed}: each board mail to {user.userid} from the next one on holds the same text as before and, "
             "beside it, a page with a picture of the board as you see it, the tallies, the last move and the "
             "line to paste. A mail program that shows HTML shows that page; one that does not shows the text. "
-            "A picture adds some 10 to 60 KB to a mail."
+            "A picture adds some 10 to 50 KB to a mail."
         )
         other = "off"
     else:
