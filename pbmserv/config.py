@@ -348,7 +348,9 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
     if settings.web_listen and not _is_host_port(settings.web_listen, need_host=True):
         raise ConfigError(f"{named('web_listen')} must be host:port, e.g. 127.0.0.1:8080, or empty for no web site, not {settings.web_listen!r}")
     if settings.web_base_url and not settings.web_base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"{named('web_base_url')} must be an http:// or https:// address, e.g. https://games.example.org/, not {settings.web_base_url!r}")
+        raise ConfigError(
+            f"{named('web_base_url')} must be an http:// or https:// address, e.g. https://games.example.org/, not {settings.web_base_url!r}"
+        )
     for name in ("bot_easy_boards", "bot_normal_boards", "bot_strong_boards"):
         if getattr(settings, name) < 0:
             raise ConfigError(f"{named(name)} must be 0 (that bot is not offered) or more, not {getattr(settings, name)}")

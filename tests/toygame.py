@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pbmserv.gamekit import Game, IllegalMove, Option, Outcome, SquareGrid
+from pbmserv.gamekit import Drawing, Game, IllegalMove, Ink, Kind, Mark, Option, Outcome, Panel, Seat, SquareGrid
 
 
 @dataclass(frozen=True)
@@ -116,16 +116,31 @@ class Toy(Game):
             return Outcome((), None, "the board is full")
         return None
 
-    def render(self, state: ToyState, viewer: int | None) -> str:
+    def draw(self, state: ToyState, viewer: int | None) -> Drawing:
         grid = self.grid(state)
-        lines = grid.render(lambda c: state.marks[c[1]][c[0]] or ".")
-        legend = f"X = {state.players[0]}, O = {state.players[1]}"
-        if state.last:
-            legend += f"; last move {state.last}"
-        lines.append(legend)
+        marks = {
+            (file, rank): (Mark(Kind.STONE, mark, self.side_names.index(mark), last=grid.label((file, rank)) == state.last),)
+            for rank, row in enumerate(state.marks)
+            for file, mark in enumerate(row)
+            if mark
+        }
+        notes = [f"X = {state.players[0]}, O = {state.players[1]}" + (f"; last move {state.last}" if state.last else "")]
         if state.bonus is not None and viewer is not None and state.bonus[viewer]:
-            lines.append(f"Your secret square: {state.bonus[viewer]}")
-        return "\n".join(lines) + "\n"
+            notes.append(f"Your secret square: {state.bonus[viewer]}")
+        seats = tuple(Seat(player, side, side, ink) for player, side, ink in zip(state.players, self.side_names, (Ink.BLACK, Ink.WHITE)))
+        return Drawing(
+            f"Toy, {state.size}x{state.size}: {state.players[0]} (X) against {state.players[1]} (O)",
+            seats, (Panel(grid, marks),), notes=tuple(notes), last_move=state.last or "",
+        )
+
+    def text(self, drawing: Drawing) -> str:
+        panel = drawing.panels[0]
+
+        def glyph(cell: tuple[int, int]) -> str:
+            mark = panel.top(cell)
+            return "." if mark is None else mark.glyph
+
+        return "\n".join([*panel.grid.render(glyph), *drawing.notes]) + "\n"
 
     def help(self) -> str:
         return "Noughts and crosses for testing. A move is one square, like b2."

@@ -137,10 +137,9 @@ def plain_text(drawing: Drawing) -> str:
             return "." if mark is None else mark.glyph
 
         lines += panel.grid.render(glyph)
-    if drawing.tally is not None:
-        lines += ["", *tally_table(drawing.tally)]
-    if drawing.notes:
-        lines += ["", *drawing.notes]
+    for block in (tally_table(drawing.tally) if drawing.tally else [], list(drawing.notes)):
+        if block:
+            lines += ["", *block] if lines else block
     return "\n".join(lines)
 
 
