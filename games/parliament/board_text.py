@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from pbmserv.gamekit import Drawing, Panel, SquareGrid
+from pbmserv.gamekit import Drawing, Kind, Panel, SquareGrid
 from pbmserv.gamekit.drawing import Cell
 
 SEAT_SLOT = "\x01\x01"  # stands for a seat's two characters while a chamber's template is made
+CLAIMED_MARK = "<"  # the claimer's marker on the seat claimed last, printed after it
+HIDDEN_MARK = "?"  # after the viewer's own hidden preference
+CHANGED_MARK = "*"  # after a seat the last turn changed
 
 
 def board_text(drawing: Drawing) -> str:
@@ -33,7 +36,15 @@ def _chamber(panel: Panel) -> str:
     template, place = _template(panel.title, panel.grid)
     glyphs = ["."] * len(place)
     for cell, layers in panel.marks.items():
-        glyphs[place[cell]] = layers[-1].glyph
+        top = layers[-1]
+        if top.kind is Kind.MARKER:  # the seat claimed last
+            glyphs[place[cell]] = layers[-2].glyph + top.glyph
+        elif top.kind is Kind.HIDDEN:
+            glyphs[place[cell]] = top.glyph + HIDDEN_MARK
+        elif top.last:
+            glyphs[place[cell]] = top.glyph + CHANGED_MARK
+        else:
+            glyphs[place[cell]] = top.glyph
     return template % tuple(glyphs)
 
 

@@ -3,16 +3,19 @@ position (`draw_state`), from which the board mail and the pictures are
 made. Hidden preferences are decided here: a player sees their own, nobody
 sees another's until it is revealed.
 
-Each seat's mark carries as its glyph the two characters the board mail
-prints for it: the seat's letter (R, B, r, b) and a marker, `<` on the seat
-claimed last, `*` on a seat the last turn changed, `?` on the viewer's own
-hidden preference."""
+A seat held is a stone and a revealed preference a preference, with the
+letter the board mail prints (R, B, r, b) as their glyph; the viewer's own
+hidden preference is a hidden mark (r or b). What the last turn claimed or
+changed is marked last, and the seat claimed carries the claimer's marker
+`<` on top."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
+from games.parliament.board_text import CHANGED_MARK, CLAIMED_MARK, HIDDEN_MARK
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event
 from games.parliament.chambers import Layout
 from games.parliament.state import State
@@ -22,14 +25,17 @@ from pbmserv.gamekit.drawing import Cell
 WIDTH = 72
 CLAIM_KINDS = ("claim", "revealed")
 INKS = (Ink.RED, Ink.BLUE)
-#: what a seat holds, by the characters the board mail prints for it
-LAYERS: dict[str, tuple[Mark, ...]] = {
-    letter + marker: (Mark(kind, letter + marker, player, marker != ""),)
+_HELD = {
+    letter: Mark(kind, letter, player)
     for kind, letters in ((Kind.STONE, SEAT), (Kind.PREFERENCE, PREFERENCE))
     for player, letter in enumerate(letters)
-    for marker in ("", "<", "*")
 }
-OWN_HIDDEN = tuple((Mark(Kind.HIDDEN, letter + "?", player),) for player, letter in enumerate(PREFERENCE))
+#: what a seat holds, by its character on the board
+LAYERS: dict[str, tuple[Mark, ...]] = {letter: (mark,) for letter, mark in _HELD.items()}
+#: the same, placed or changed by the last turn
+LAST_LAYERS: dict[str, tuple[Mark, ...]] = {letter: (replace(mark, last=True),) for letter, mark in _HELD.items()}
+CLAIMED = tuple(Mark(Kind.MARKER, CLAIMED_MARK, player, True) for player in (0, 1))
+OWN_HIDDEN = tuple((Mark(Kind.HIDDEN, letter, player),) for player, letter in enumerate(PREFERENCE))
 
 
 def draw_state(state: State, viewer: int | None, outcome: Outcome | None) -> Drawing:
@@ -37,11 +43,11 @@ def draw_state(state: State, viewer: int | None, outcome: Outcome | None) -> Dra
     layout = state.layout
     legend = [
         f"R = Red seat ({state.players[0]})   B = Blue seat ({state.players[1]})   . = empty seat",
-        "r, b = revealed Red, Blue preference   < claimed last   * changed last",
+        f"r, b = revealed Red, Blue preference   {CLAIMED_MARK} claimed last   {CHANGED_MARK} changed last",
     ]
     own_hidden = _own_hidden(state, viewer)
     if viewer in (0, 1) and own_hidden:
-        legend.append(f"{PREFERENCE[viewer]}? = your hidden preference, which {state.players[1 - viewer]} cannot see")
+        legend.append(f"{PREFERENCE[viewer]}{HIDDEN_MARK} = your hidden preference, which {state.players[1 - viewer]} cannot see")
     turn, round_end, round_start = _split_events(state.last_events)
     ended_hung = any(kind == "round" for kind, _, _ in state.last_events)
     # one caption per position drawn, a panel per chamber each
@@ -49,7 +55,7 @@ def draw_state(state: State, viewer: int | None, outcome: Outcome | None) -> Dra
     panels = []
     if ended_hung:
         captions.append(f"Round {len(state.finished_rounds)} ended hung. Its final position:")
-        panels += _chambers(layout, state.finished_rounds[-1], {}, turn + round_end)
+        panels += _chambers(layout, state.finished_rounds[-1], {}, turn + round_end, state.last_claimer)
         events_here = round_start
     else:
         events_here = turn + round_end
@@ -58,7 +64,7 @@ def draw_state(state: State, viewer: int | None, outcome: Outcome | None) -> Dra
     else:
         captions.append(f"Round {len(state.finished_rounds) + 1} of at most 3:")
     hidden_marks = {seat: OWN_HIDDEN[viewer] for seat in own_hidden} if viewer in (0, 1) else {}
-    panels += _chambers(layout, state.board, hidden_marks, events_here)
+    panels += _chambers(layout, state.board, hidden_marks, events_here, state.last_claimer)
     paragraphs = _tallies(layout, state.board)
     paragraphs += _history(state, outcome)
     paragraphs += _preference_notes(state, viewer, own_hidden)
@@ -141,23 +147,28 @@ def _split_events(events: tuple[Event, ...]) -> tuple[list[Event], list[Event], 
 
 
 def _chambers(
-    layout: Layout, board: str, hidden_marks: Mapping[int, tuple[Mark, ...]], events: list[Event]
+    layout: Layout,
+    board: str,
+    hidden_marks: Mapping[int, tuple[Mark, ...]],
+    events: list[Event],
+    claimer: int | None,
 ) -> list[Panel]:
     """A panel per chamber of `board`: every seat held or preferred, the
-    marks of the viewer's own hidden preferences by seat, and the markers
-    of the last turn."""
-    markers = {seat: "*" for kind, seat, _ in events if kind not in CLAIM_KINDS}
-    markers.update({seat: "<" for kind, seat, _ in events if kind in CLAIM_KINDS})
+    marks of the viewer's own hidden preferences by seat, and what the
+    `events` of the last turn, made by `claimer`, claimed or changed."""
+    touched = {seat: LAST_LAYERS[board[seat]] for _, seat, _ in events}
+    if claimer is not None:
+        for kind, seat, _ in events:
+            if kind in CLAIM_KINDS:
+                touched[seat] += (CLAIMED[claimer],)
     panels = []
     for chamber, (title, cells) in zip(layout.chambers, _chamber_cells(layout)):
         first = chamber.first
         marks = {cell: LAYERS[mark] for cell, mark in zip(cells, board[first : first + chamber.size]) if mark != EMPTY}
-        for seat, marker in markers.items():
-            if first <= seat < first + chamber.size:
-                marks[cells[seat - first]] = LAYERS[board[seat] + marker]
-        for seat, layers in hidden_marks.items():
-            if first <= seat < first + chamber.size:
-                marks[cells[seat - first]] = layers
+        for changes in (touched, hidden_marks):
+            for seat, layers in changes.items():
+                if first <= seat < first + chamber.size:
+                    marks[cells[seat - first]] = layers
         panels.append(Panel(chamber.grid, marks, title))
     return panels
 

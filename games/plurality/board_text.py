@@ -10,6 +10,8 @@ from pbmserv.gamekit import Drawing, HexHexGrid
 from pbmserv.gamekit.drawing import Cell, Grid
 
 CELL_SLOT = "\x01\x01"  # stands for a cell's two characters while a board's template is made
+LAST_MOVE_MARK = "<"  # after each stone of the last drop
+NEUTRAL_GLYPH = "."  # an empty point no side owns
 
 #: the texts of the drawings laid out last, by the drawing's identity (each
 #: entry keeps its drawing alive, so no other drawing takes its id): the game
@@ -33,9 +35,10 @@ def board_text(drawing: Drawing) -> str:
 def _lay_out(drawing: Drawing) -> str:
     (panel,) = drawing.panels
     template, place = _template(panel.grid)
-    glyphs = ["."] * len(place)
+    glyphs = [NEUTRAL_GLYPH] * len(place)
     for cell, layers in panel.marks.items():
-        glyphs[place[cell]] = layers[-1].glyph
+        top = layers[-1]
+        glyphs[place[cell]] = top.glyph + LAST_MOVE_MARK if top.last else top.glyph
     return "\n".join([template % tuple(glyphs), "", *drawing.notes])
 
 

@@ -3,7 +3,7 @@ position (`draw_state`), from which the board mail and the pictures are
 made. Nothing is hidden, so every viewer sees the same drawing.
 
 Each cell's mark carries as its glyph what the board mail prints for it:
-X and O the stones (X< and O< those of the last drop), + and - the
+X and O the stones (those of the last drop marked last), + and - the
 territory of Black and White if the game ended now."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from games.plurality.board import BLACK, SIDES, WHITE, Layout, bits_of, layout_for
+from games.plurality.board_text import LAST_MOVE_MARK, NEUTRAL_GLYPH
 from games.plurality.open_drops import first_open_drop
 from games.plurality.state import PluralityState, territories, territory_points
 from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Outcome, Panel, Seat, Tally, filled
@@ -19,11 +20,9 @@ STONE_GLYPHS = ("X", "O")
 # territory in marks of another shape than the stones, never the same letter
 # in another case: in a plain-text mail x and X, o and O read alike
 TERRITORY_GLYPHS = ("+", "-")
-NEUTRAL_GLYPH = "."
-LAST_MOVE_MARK = "<"
 INKS = (Ink.BLACK, Ink.WHITE)
 STONES = tuple((Mark(Kind.STONE, glyph, seat),) for seat, glyph in enumerate(STONE_GLYPHS))
-LAST_STONES = tuple((Mark(Kind.STONE, glyph + LAST_MOVE_MARK, seat, True),) for seat, glyph in enumerate(STONE_GLYPHS))
+LAST_STONES = tuple((Mark(Kind.STONE, glyph, seat, True),) for seat, glyph in enumerate(STONE_GLYPHS))
 TERRITORY = tuple((Mark(Kind.TERRITORY, glyph, seat),) for seat, glyph in enumerate(TERRITORY_GLYPHS))
 
 

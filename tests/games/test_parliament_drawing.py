@@ -56,13 +56,14 @@ def expected_marks(state: State, viewer: int | None) -> dict[int, tuple[Mark, ..
     marks: dict[int, tuple[Mark, ...]] = {}
     for number, mark in enumerate(state.board):
         if mark != EMPTY:
-            marker = "<" if number == claimed else "*" if number in changed else ""
-            marks[number] = (Mark(KIND_OF[mark], mark + marker, SIDE_OF[mark], marker != ""),)
+            marks[number] = (Mark(KIND_OF[mark], mark, SIDE_OF[mark], number in changed),)
+            if number == claimed:
+                marks[number] += (Mark(Kind.MARKER, "<", state.last_claimer, True),)
     if viewer is not None:
         own = state.preferences[viewer] or () if state.in_setup else state.live_preferences(viewer)
         for number in own:
             if state.board[number] == EMPTY:
-                marks[number] = (Mark(Kind.HIDDEN, "rb"[viewer] + "?", viewer),)
+                marks[number] = (Mark(Kind.HIDDEN, "rb"[viewer], viewer),)
     return marks
 
 
@@ -102,8 +103,8 @@ def test_the_claimed_seat_is_marked_claimed_last_and_a_flipped_seat_changed_last
     assert after.board[seat(after, "b1")] == "B"
     (panel,) = GAME.draw(after, None).panels
     assert dict(panel.marks) == {
-        cell(after, "c2"): (Mark(Kind.STONE, "R<", RED, True),),
-        cell(after, "b1"): (Mark(Kind.STONE, "B*", BLUE, True),),
+        cell(after, "c2"): (Mark(Kind.STONE, "R", RED, True), Mark(Kind.MARKER, "<", RED, True)),
+        cell(after, "b1"): (Mark(Kind.STONE, "B", BLUE, True),),
         cell(after, "c1"): (Mark(Kind.STONE, "B", BLUE),),
         cell(after, "a2"): (Mark(Kind.STONE, "B", BLUE),),
         cell(after, "b2"): (Mark(Kind.STONE, "B", BLUE),),
@@ -116,7 +117,10 @@ def test_claiming_a_hidden_preference_reveals_it_as_the_seat_claimed_last():
     state = upper(preferences=((), (seat(upper(), "e4"),)))
     after = GAME.play(state, RED, "e4")
     drawing = GAME.draw(after, None)
-    assert drawing.panels[0].marks == {cell(after, "e4"): (Mark(Kind.PREFERENCE, "b<", BLUE, True),)}
+    # Blue's preference, under Red's marker: Red claimed it
+    assert drawing.panels[0].marks == {
+        cell(after, "e4"): (Mark(Kind.PREFERENCE, "b", BLUE, True), Mark(Kind.MARKER, "<", RED, True))
+    }
     assert drawing.last_move == "alice (Red) claimed e4"
 
 
@@ -128,7 +132,7 @@ def test_a_hung_round_shows_its_final_position_then_the_new_round():
     hung, now = drawing.panels
     assert hung.title == now.title == "Upper chamber (76 seats)"
     assert len(hung.marks) == 76 and now.marks == {}
-    assert hung.marks[cell(after, "e3")] == (Mark(Kind.STONE, "R<", RED, True),)
+    assert hung.marks[cell(after, "e3")] == (Mark(Kind.STONE, "R", RED, True), Mark(Kind.MARKER, "<", RED, True))
     assert [c for c, layers in hung.marks.items() if layers[-1].last] == [cell(after, "e3")]
     assert drawing.header[-2:] == ("Round 1 ended hung. Its final position:", "Round 2 of at most 3:")
     assert drawing.title == "Parliament, round 2 of at most 3: alice (Red) against bob (Blue), alice to move"
@@ -157,7 +161,7 @@ def test_before_the_first_claim_the_title_says_who_still_chooses():
     )
     assert drawing.last_move == ""
     assert drawing.panels[0].marks == {}
-    assert GAME.draw(state, BLUE).panels[0].marks == {cell(state, "c4"): (Mark(Kind.HIDDEN, "b?", BLUE),)}
+    assert GAME.draw(state, BLUE).panels[0].marks == {cell(state, "c4"): (Mark(Kind.HIDDEN, "b", BLUE),)}
 
 
 # -- every position of random games ---------------------------------------------
@@ -217,7 +221,7 @@ def test_hidden_preferences_reach_only_their_owners_drawing(first, second, blues
         lower = GAME.draw(state, RED).panels[1]
         hidden = {c: layers for c, layers in lower.marks.items() if layers[-1].kind is Kind.HIDDEN}
         assert hidden == {
-            layout.chambers[1].grid.cells[s - layout.chambers[1].first]: (Mark(Kind.HIDDEN, "r?", RED),) for s in reds
+            layout.chambers[1].grid.cells[s - layout.chambers[1].first]: (Mark(Kind.HIDDEN, "r", RED),) for s in reds
         }
         for viewer in (None, BLUE):
             for panel in GAME.draw(state, viewer).panels:

@@ -39,7 +39,7 @@ def expected_marks(state: PluralityState) -> dict[tuple[int, int], tuple[Mark, .
         for side, stones, glyph in ((BLACK, state.black, "X"), (WHITE, state.white, "O")):
             if stones >> index & 1:
                 last = layout.labels[index] in dropped
-                marks[cell] = (Mark(Kind.STONE, glyph + "<" if last else glyph, side, last),)
+                marks[cell] = (Mark(Kind.STONE, glyph, side, last),)
     for territory in territories(layout, state):
         if territory.owner is not None:
             for index in territory.cells:
@@ -53,9 +53,9 @@ def test_a_drop_shows_its_stones_as_the_last_move_and_the_territory_it_wins():
     (panel,) = drawing.panels
     grid = panel.grid
     assert isinstance(grid, SquareGrid) and (grid.width, grid.height) == (13, 13)
-    assert panel.marks[grid.parse("d4")] == (Mark(Kind.STONE, "X<", BLACK, True),)
-    assert panel.marks[grid.parse("e4")] == (Mark(Kind.STONE, "X<", BLACK, True),)
-    assert panel.marks[grid.parse("e5")] == (Mark(Kind.STONE, "O<", WHITE, True),)
+    assert panel.marks[grid.parse("d4")] == (Mark(Kind.STONE, "X", BLACK, True),)
+    assert panel.marks[grid.parse("e4")] == (Mark(Kind.STONE, "X", BLACK, True),)
+    assert panel.marks[grid.parse("e5")] == (Mark(Kind.STONE, "O", WHITE, True),)
     # the rest of the board is one region touching two Black stones and one White
     rest = {c: layers for c, layers in panel.marks.items() if layers[-1].kind is Kind.TERRITORY}
     assert len(rest) == 169 - 3 and set(rest.values()) == {(Mark(Kind.TERRITORY, "+", BLACK),)}
