@@ -14,6 +14,7 @@ SEAT_SLOT = "\x01\x01"  # stands for a seat's two characters while a chamber's t
 CLAIMED_MARK = "<"  # the claimer's marker on the seat claimed last, printed after it
 HIDDEN_MARK = "?"  # after the viewer's own hidden preference
 CHANGED_MARK = "*"  # after a seat the last turn changed
+MARKER, HIDDEN = Kind.MARKER, Kind.HIDDEN  # named once: an Enum member's lookup is slow next to the rest
 
 
 def board_text(drawing: Drawing) -> str:
@@ -37,12 +38,11 @@ def _chamber(panel: Panel) -> str:
     glyphs = ["."] * len(place)
     for cell, layers in panel.marks.items():
         top = layers[-1]
-        if top.kind is Kind.MARKER:  # the seat claimed last
-            glyphs[place[cell]] = layers[-2].glyph + top.glyph
-        elif top.kind is Kind.HIDDEN:
+        if top.last:
+            # the claimer's marker stands on the seat claimed last
+            glyphs[place[cell]] = layers[-2].glyph + top.glyph if top.kind is MARKER else top.glyph + CHANGED_MARK
+        elif top.kind is HIDDEN:
             glyphs[place[cell]] = top.glyph + HIDDEN_MARK
-        elif top.last:
-            glyphs[place[cell]] = top.glyph + CHANGED_MARK
         else:
             glyphs[place[cell]] = top.glyph
     return template % tuple(glyphs)
