@@ -140,9 +140,6 @@ def _web_process(settings: Settings, listening: socket.socket, parent_pid: int, 
     database through an engine of its own that cannot write."""
     _die_with(parent_pid)
     logs.configure(log_setup, "web")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
-    # uvicorn stops on SIGTERM, then raises it again for the handler it found: this one, which lets the process end with 0
-    signal.signal(signal.SIGTERM, lambda *_: None)
     run_site(settings, listening)
 
 

@@ -20,6 +20,8 @@ from pbmserv.web.app import make_app
 from tests.mailtools import send, signup
 from tests.smtp_helpers import free_port
 
+PASSWORDS = {"alice": "secret1", "bob": "secret2", "carol": "secret3"}
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -66,18 +68,19 @@ def running_site(runtime: Runtime) -> Iterator[str]:
 
 
 def play_boards(runtime: Runtime) -> None:
-    """alice, bob and carol, and their boards, made by mail:
-    toy 101 running (alice b2, bob a1; alice to move), toy 102 won by bob (alice resigned),
-    toy 103 with secret bonus squares (alice chose b3, bob to choose: no reveal),
-    majorities 101 running (alice c2, bob a1,e1)."""
-    for userid, password in (("alice", "secret1"), ("bob", "secret2"), ("carol", "secret3")):
+    """alice, bob and carol, and their boards, made by mail: toy 101
+    running (alice b2, bob a1: alice to move), toy 102 won by bob (alice
+    resigned), toy 103 with secret bonus squares (alice chose b3; bob to
+    choose), toy 104 won by alice (a1, b1, a2, b2, a3: rated)."""
+    for userid, password in PASSWORDS.items():
         signup(runtime, userid, password)
-    mails = [
+    for userid, subject in (
         ("alice", "toy challenge alice bob"), ("alice", "toy move 101 alice secret1 b2"), ("bob", "toy move 101 bob secret2 a1"),
         ("alice", "toy challenge alice bob"), ("alice", "toy resign 102 alice secret1"),
         ("alice", "toy challenge -secret alice bob"), ("alice", "toy move 103 alice secret1 bonus b3"),
-        ("alice", "majorities challenge -size=3 alice bob"), ("alice", "majorities move 101 alice secret1 c2"),
-        ("bob", "majorities move 101 bob secret2 a1,e1"),
-    ]
-    for userid, subject in mails:
+        ("alice", "toy challenge alice bob"), *(
+            (player, f"toy move 104 {player} {PASSWORDS[player]} {square}")
+            for player, square in (("alice", "a1"), ("bob", "b1"), ("alice", "a2"), ("bob", "b2"), ("alice", "a3"))
+        ),
+    ):
         send(runtime, f"{userid}@example.org", subject)

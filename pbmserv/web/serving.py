@@ -43,11 +43,15 @@ def listen(settings: Settings) -> socket.socket:
 
 def run(settings: Settings, listening: socket.socket) -> None:
     """Answer on `listening` until SIGTERM or SIGINT, which let the requests under way finish."""
+    import signal
+
     import uvicorn
 
     from pbmserv.web.app import make_app
 
     if not logging.getLogger().isEnabledFor(logging.DEBUG):  # its start and stop lines, but for -v: pbmserv logs its own
         logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    # uvicorn stops on SIGTERM, then raises it again for the handler it found: this one, so that a stop ends with 0
+    signal.signal(signal.SIGTERM, lambda *_: None)
     config = uvicorn.Config(make_app(settings), log_config=None, access_log=False, server_header=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[listening])
