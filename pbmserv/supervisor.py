@@ -193,10 +193,14 @@ async def serve(intake: Intake) -> None:
         if role == "deliverer":  # the worker takes the claims of the one before over for it
             pipes.claims.renew()
         if role == "web":  # the site, on the socket made here (a new web process takes it over)
-            target, args = _web_process, (settings, web_socket, os.getpid(), logs.in_force())
+            process = context.Process(
+                target=_web_process, args=(settings, web_socket, os.getpid(), logs.in_force()), name="pbmserv-web",
+            )
         else:
-            target, args = _child_process, (role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail)
-        process = context.Process(target=target, args=args, name=f"pbmserv-{role}")
+            process = context.Process(
+                target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
+                name=f"pbmserv-{role}",
+            )
         process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
         loop.add_reader(process.sentinel, _exited, process.sentinel)
         started[role] = time.monotonic()

@@ -9,6 +9,7 @@ coordinates `(q, r)` with the centre at (0, 0), `r` growing downwards
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ HEX_STEPS: dict[str, Axial] = {
 
 #: the three line directions and the step that walks along each
 LINE_DIRECTIONS: dict[str, Axial] = {"row": (1, 0), "ne-sw": (-1, 1), "nw-se": (0, 1)}
+
+#: a pointy-topped cell one unit wide is 2 / SQRT3 tall; its rows stand SQRT3 / 2 apart
+SQRT3 = math.sqrt(3)
 
 _COORDINATE = re.compile(r"([a-z])(\d{1,2})")
 
@@ -109,6 +113,13 @@ class HexHexGrid:
         return f"write a row letter a-{last} and a cell number counted from the left of that row, like c1"
 
     # -- geometry --------------------------------------------------------
+    def centre(self, axial: Axial) -> tuple[float, float]:
+        """Where the cell at `axial` (on the board or off it) stands in a
+        picture of pointy-topped cells one unit wide, the board's centre at
+        (0, 0) and rows going down."""
+        q, r = axial
+        return q + r / 2, r * SQRT3 / 2
+
     def step(self, cell: Cell, direction: str) -> Cell | None:
         q, r = self.to_axial(cell)
         dq, dr = HEX_STEPS[direction]
@@ -188,11 +199,24 @@ class HexHexGrid:
             put(row + 1, column_of(q, r), glyph(cell))
             if index == 0:
                 put(row + 1, 0, chr(ord("a") + row))
-            if r <= 0 and self.from_axial((q + 1, r - 1)) is None:
-                put(row, column_of(q + 1, r - 1), str(index + 1))
-            if r >= 0 and self.from_axial((q, r + 1)) is None:
-                put(row + 2, column_of(q, r + 1), str(index + 1))
+        for (q, r), number in self.edge_numbers():
+            put(r + self.radius + 1, column_of(q, r), number)
         return ["".join(line).rstrip() for line in canvas]
+
+    def edge_numbers(self) -> list[tuple[Axial, str]]:
+        """Where the cell numbers stand, off the board: cell k of an upper
+        row (the middle row included) numbered beyond its north-east
+        neighbour's place when that is off the board, cell k of a lower row
+        (the middle one too) beyond its south-east one."""
+        numbers: list[tuple[Axial, str]] = []
+        for cell in self.cells:
+            q, r = self.to_axial(cell)
+            number = str(cell[1] + 1)
+            if r <= 0 and self.from_axial((q + 1, r - 1)) is None:
+                numbers.append(((q + 1, r - 1), number))
+            if r >= 0 and self.from_axial((q, r + 1)) is None:
+                numbers.append(((q, r + 1), number))
+        return numbers
 
 
 def _axial_distance(a: Axial, b: Axial) -> int:

@@ -99,6 +99,13 @@ class SquareGrid:
         file, rank = cell
         return f"{self._files[file]}{rank + 1}"
 
+    def file_letter(self, file: int) -> str:
+        return self._files[file]
+
+    def line_of(self, rank: int) -> int:
+        """Which printed line, counted from the top, holds `rank`."""
+        return rank if self.ranks_from_top else self.height - 1 - rank
+
     def parse(self, text: str) -> Cell:
         """The cell written as `text` (case-insensitive); IllegalMove if there is none."""
         word = text.strip().lower()

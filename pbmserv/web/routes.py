@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pbmserv.gamekit import Game
+from pbmserv.gamekit import Drawing, Game
 from pbmserv.pictures import png, svg
 from pbmserv.service.play import ratings
 from pbmserv.service.processing.context import as_utc
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 ATOM = "application/atom+xml; charset=utf-8"
-PICTURES = {"svg": ("image/svg+xml", svg), "png": ("image/png", png)}
+PICTURES: dict[str, tuple[str, Callable[[Drawing], bytes | str]]] = {"svg": ("image/svg+xml", svg), "png": ("image/png", png)}
 #: what makes a board's answer from the connection, the game and the board's record
 Making = Callable[[Connection, Game, BoardRecord], bytes | str]
 #: the moves a board's feed holds, the newest
@@ -104,7 +104,7 @@ def _board_answer(site: Site, request: Request, variant: str, make: Making, medi
 
 
 def picture(site: Site, request: Request, kind: str) -> Response:
-    media_type, paint = PICTURES[kind]
+    media_type, paint = PICTURES[kind]  # svg gives text, png bytes
 
     def make(connection: Connection, game: Game, record: BoardRecord) -> bytes | str:
         shown = boards.position(connection, game, record, boards.checked_move(record, asked_move(request)))
