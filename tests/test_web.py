@@ -204,7 +204,9 @@ def test_crawling_the_whole_site_changes_nothing(runtime: Runtime) -> None:
         answers = crawl(site)
     assert _content(runtime.settings.database_url) == before
     assert len(answers) > 40 and all(a.status == 200 for a in answers.values()), [(k, a.status) for k, a in answers.items() if a.status != 200]
-    assert {"/toy/104?move=3", "/toy/101.json?move=1", "/toy/103.json", "/players/bob.atom", "/toy/rules", "/majorities/rules", "/static/site.css"} <= set(answers)
+    assert {
+        "/toy/104?move=3", "/toy/101.json?move=1", "/toy/103.json", "/players/bob.atom", "/toy/rules", "/majorities/rules", "/static/site.css",
+    } <= set(answers)
     assert not any("@example.org" in a.text or "secret1" in a.text for a in answers.values() if a.media_type != "image/png")
 
 
