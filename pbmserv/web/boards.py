@@ -10,7 +10,7 @@ over, as `show` does: nothing here is any player's own view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -90,8 +90,9 @@ class Position:
     @property
     def status(self) -> str:
         """How a finished board ended, at its last position; else whose turn it is."""
-        record = self.record if self.latest else replace(self.record, result=None)
-        return views.status_line(self.game, record, self.state)
+        if self.latest:
+            return views.status_line(self.game, self.record, self.state)
+        return f"It is {views.names_and([name + chr(39) + 's' for name in self.to_move])} turn."  # as status_line words it
 
 
 @dataclass(frozen=True)
