@@ -38,7 +38,7 @@ def test_the_pages_show_the_boards(runtime: Runtime) -> None:
         board = fetch(f"{site}/toy/101")
         assert (board.status, board.media_type) == (200, "text/html")
         assert "It is alice&#39;s turn." in board.text
-        assert 'aria-label="Toy board 101 after 2 moves">  a b c\n3 . . . 3\n2 . X . 2\n1 O . . 1' in board.text
+        assert '<img src="/toy/101.svg" alt="Toy, 3x3: alice (X) against bob (O)">' in board.text
         assert "alice: reminder 2026-01-12 09:00 UTC; without a move the game is forfeited 2026-01-26 09:00 UTC." in board.text
         assert '<a href="/toy/101?move=1">alice b2</a>' in board.text and '<a href="/toy/101?move=2">bob a1</a>' in board.text
         assert '<a href="/players/alice">alice</a></td><td>X</td>' in board.text
@@ -46,7 +46,7 @@ def test_the_pages_show_the_boards(runtime: Runtime) -> None:
 
         earlier = fetch(f"{site}/toy/101?move=1")
         assert "It is bob&#39;s turn." in earlier.text and "The position after move 1 of 2." in earlier.text
-        assert "2 . X . 2\n1 . . . 1" in earlier.text
+        assert '<img src="/toy/101.svg?move=1"' in earlier.text
         for link in ('href="/toy/101?move=0" rel="first"', 'href="/toy/101?move=0" rel="prev"',
                      'href="/toy/101?move=2" rel="next"', 'href="/toy/101" rel="last"'):
             assert link in earlier.text
@@ -60,7 +60,7 @@ def test_the_pages_show_the_boards(runtime: Runtime) -> None:
         assert standings.status == 200 and standings.text.index(">alice<") < standings.text.index(">bob<")
         rules = fetch(f"{site}/toy/rules")
         assert "Noughts and crosses for testing." in rules.text
-        assert rules.text.count('<pre class="text-board">') == 2 and "After 6 moves" in rules.text
+        assert rules.text.count('<img src="data:image/svg+xml;base64,') == 2 and "After 6 moves" in rules.text
 
         player = fetch(f"{site}/players/alice")
         assert player.status == 200 and 'href="/toy/104">Toy 104</a>' in player.text and 'href="/toy/standings">Toy</a>' in player.text
@@ -70,14 +70,21 @@ def test_the_pages_show_the_boards(runtime: Runtime) -> None:
 def test_the_board_in_other_forms(runtime: Runtime) -> None:
     play_boards(runtime)
     with running_site(runtime) as site:
+        svg, earlier_svg = fetch(f"{site}/toy/101.svg"), fetch(f"{site}/toy/101.svg?move=1")
+        assert svg.media_type == "image/svg+xml" and svg.text.startswith("<?xml") and "<svg" in svg.text
+        assert svg.body != earlier_svg.body and svg.headers["ETag"] != earlier_svg.headers["ETag"]
+        png = fetch(f"{site}/toy/101.png?move=1")
+        assert png.media_type == "image/png" and png.body.startswith(b"\x89PNG\r\n\x1a\n")
+
         state = json.loads(fetch(f"{site}/toy/101.json").text)
         assert state["players"] == [{"userid": "alice", "side": "X"}, {"userid": "bob", "side": "O"}]
         assert (state["to_move"], state["move_count"], state["result"]) == (["alice"], 2, None)
         assert [(m["number"], m["player"], m["text"]) for m in state["moves"]] == [(1, "alice", "b2"), (2, "bob", "a1")]
-        assert "X = alice, O = bob; last move a1" in state["board_text"]
-        assert set(state) == {"game", "title", "board", "status", "players", "move_count", "at", "to_move", "result", "moves", "board_text"}
-        earlier = fetch(f"{site}/toy/101.json?move=1")
-        assert json.loads(earlier.text)["to_move"] == ["bob"] and earlier.headers["ETag"] != fetch(f"{site}/toy/101.json").headers["ETag"]
+        assert "X = alice, O = bob; last move a1" in state["board_text"] and state["drawing"]["last_move"] == "a1"
+        assert set(state) == {
+            "game", "title", "board", "status", "players", "move_count", "at", "to_move", "result", "moves", "board_text", "drawing",
+        }
+        assert json.loads(fetch(f"{site}/toy/101.json?move=1").text)["to_move"] == ["bob"]
         assert json.loads(fetch(f"{site}/toy/104.json").text)["result"] == {"winners": ["alice"], "reason": "three in a row", "scores": None}
 
         record = fetch(f"{site}/toy/101/record")
@@ -102,23 +109,23 @@ def test_a_secret_move_is_secret_everywhere_until_the_end(runtime: Runtime) -> N
 def test_headers_etags_and_head(runtime: Runtime) -> None:
     play_boards(runtime)
     with running_site(runtime) as site:
-        for address in ("/", "/toy/101", "/toy/101.json", "/nope", "/static/site.css"):
+        for address in ("/", "/toy/101", "/toy/101.svg", "/toy/101.json", "/nope", "/static/site.css"):
             answer = fetch(site + address)
             assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY, address
             assert answer.headers["X-Content-Type-Options"] == "nosniff" and answer.headers["Referrer-Policy"] == "no-referrer"
         assert "default-src 'none'" in CONTENT_SECURITY_POLICY and "script-src" not in CONTENT_SECURITY_POLICY
-        for address in ("/toy/101", "/toy/101.json?move=1", "/toy/101.json", "/toy/101/record", "/toy/101.atom", "/toy/standings"):
+        for address in ("/toy/101", "/toy/101.svg", "/toy/101.png?move=1", "/toy/101.json", "/toy/101/record", "/toy/101.atom", "/toy/standings"):
             first = fetch(site + address)
             etag = first.headers["ETag"]
             assert first.status == 200 and etag and first.headers["Cache-Control"] == "public, no-cache"
             again = fetch(site + address, If_None_Match=etag)
             assert (again.status, again.body, again.headers["ETag"]) == (304, b"", etag), address
             assert fetch(site + address, If_None_Match='"something-else"').status == 200
-        before = fetch(f"{site}/toy/101.json").headers["ETag"]
+        before = fetch(f"{site}/toy/101.svg").headers["ETag"]
         head = fetch(f"{site}/toy/101", method="HEAD")
         assert (head.status, head.body, head.media_type) == (200, b"", "text/html")
         send(runtime, "alice@example.org", "toy move 101 alice secret1 c3")
-        assert fetch(f"{site}/toy/101.json", If_None_Match=before).status == 200  # a move makes a new state
+        assert fetch(f"{site}/toy/101.svg", If_None_Match=before).status == 200  # a move makes a new picture
 
 
 def test_unknown_things_are_plain_404s(runtime: Runtime) -> None:
@@ -126,7 +133,7 @@ def test_unknown_things_are_plain_404s(runtime: Runtime) -> None:
     with running_site(runtime) as site:
         for address, says in (
             ("/chess", "no game called &#39;chess&#39;"), ("/toy/999", "There is no Toy board 999."),
-            ("/toy/999.json", "There is no Toy board 999."), ("/toy/101?move=7", "no position after move 7"),
+            ("/toy/999.svg", "There is no Toy board 999."), ("/toy/101?move=7", "no position after move 7"),
             ("/toy/101.json?move=x", "?move=x is not a position"), ("/players/zed", "no player with the userid &#39;zed&#39;"),
             ("/players/zed.atom", "no player"), ("/chess/standings", "no game"), ("/a/b/c/d", "no page at this address"),
         ):
@@ -148,11 +155,13 @@ def test_hostile_text_is_escaped(runtime: Runtime) -> None:
             updated_at=record.updated_at,
         )
     with running_site(runtime) as site:
-        for address in ("/", "/toy", "/toy/201", "/toy/201/record", "/toy/201.atom", "/toy/201.json"):
+        for address in ("/", "/toy", "/toy/201", "/toy/201/record", "/toy/201.atom", "/toy/201.json", "/toy/201.svg"):
             answer = fetch(site + address)
             assert answer.status == 200, address
             if answer.media_type in ("text/html", "application/atom+xml"):
                 assert "<script" not in answer.text and "&lt;script&gt;" in answer.text, address
+            elif answer.media_type == "image/svg+xml":  # its players are the state's (the pictures escape them too)
+                assert "<script" not in answer.text
             elif answer.media_type == "application/json":
                 assert json.loads(answer.text)["players"][0]["userid"] == hostile
 
@@ -205,7 +214,7 @@ def test_crawling_the_whole_site_changes_nothing(runtime: Runtime) -> None:
     assert _content(runtime.settings.database_url) == before
     assert len(answers) > 40 and all(a.status == 200 for a in answers.values()), [(k, a.status) for k, a in answers.items() if a.status != 200]
     assert {
-        "/toy/104?move=3", "/toy/101.json?move=1", "/toy/103.json", "/players/bob.atom", "/toy/rules", "/majorities/rules", "/static/site.css",
+        "/toy/104?move=3", "/toy/101.png", "/toy/103.json", "/players/bob.atom", "/toy/rules", "/majorities/rules", "/static/site.css",
     } <= set(answers)
     assert not any("@example.org" in a.text or "secret1" in a.text for a in answers.values() if a.media_type != "image/png")
 

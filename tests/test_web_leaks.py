@@ -45,7 +45,7 @@ def test_no_page_picture_or_json_depends_on_a_secret(runtime: Runtime, tmp_path:
             server.settings = replace(server.settings, web_base_url="https://games.example.org")
         with running_site(runtime) as site_a, running_site(twin) as site_b:
             a, b = crawl(site_a), crawl(site_b)
-            assert set(a) == set(b) and {"/toy/102", "/toy/102.json?move=2", "/toy/102.json?move=4", "/toy/102.atom", "/toy/102/record"} <= set(a)
+            assert set(a) == set(b) and {"/toy/102", "/toy/102.json?move=2", "/toy/102.png?move=4", "/toy/102.atom", "/toy/102/record"} <= set(a)
             differing = [
                 address for address in a
                 if (a[address].status, a[address].body, a[address].headers["ETag"])

@@ -3,8 +3,8 @@ any number of its moves, its public move list, its players and what
 waits for them. Plain functions over a read-only connection; the
 handlers (`web.routes`) only lay them out.
 
-Every position is the game's `render(state, None)`, the public text
-board, and every move list shows a secret move as `(secret)` until the game is
+Every position is the game's `draw(state, None)`, the public drawing,
+and every move list shows a secret move as `(secret)` until the game is
 over, as `show` does: nothing here is any player's own view.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pbmserv.gamekit import Game
+from pbmserv.gamekit import Drawing, Game
 from pbmserv.service.bots.seats import is_bot
 from pbmserv.service.play import replays, views
 from pbmserv.service.play.deadlines import Deadline, deadline
@@ -70,11 +70,12 @@ class Position:
     record: BoardRecord
     at: int
     state: Any
+    drawing: Drawing
 
     @property
     def text(self) -> str:
-        """The public text board."""
-        return self.game.render(self.state, None).rstrip("\n")
+        """The public text board (`Game.render` of the same drawing)."""
+        return self.game.text(self.drawing).rstrip("\n")
 
     @property
     def latest(self) -> bool:
@@ -138,7 +139,7 @@ def position(connection: Connection, game: Game, record: BoardRecord, at: int) -
         state = game.decode(record.state)
     else:
         state = replays.replay(game, record, records.played_moves(connection, record.id, at))
-    return Position(game, record, at, state)
+    return Position(game, record, at, state, game.draw(state, None))
 
 
 def public_moves(game: Game, record: BoardRecord, moves: list[MoveRecord]) -> tuple[ListedMove, ...]:

@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 from functools import cache
 
-from pbmserv.gamekit import Game
+from pbmserv.gamekit import Drawing, Game
 from pbmserv.service.processing.catalog import Catalog
 from pbmserv.store import records, site
 from pbmserv.store.following import RatingRecord
@@ -52,9 +52,10 @@ class PlayerPage:
 
 @dataclass(frozen=True)
 class Example:
-    """A position of the rules page: what it shows, and its public text board."""
+    """A position of the rules page: what it shows, and its drawing."""
 
     caption: str
+    drawing: Drawing
     text: str
 
 
@@ -88,7 +89,7 @@ def examples(game: Game) -> tuple[Example, ...]:
     each as the public sees it."""
     players = [f"player{seat + 1}" for seat in range(game.min_players)]
     state = game.new({}, players)
-    shown = [Example("A new board", game.render(state, None))]
+    shown = [Example("A new board", game.draw(state, None), game.render(state, None))]
     rng = random.Random(game.name)
     played = 0
     while played < EXAMPLE_MOVES and game.outcome(state) is None and game.to_move(state):
@@ -96,5 +97,5 @@ def examples(game: Game) -> tuple[Example, ...]:
         state = game.apply(state, seat, rng.choice(list(game.moves(state, seat))))
         played += 1
     if played:
-        shown.append(Example(f"After {played} moves", game.render(state, None)))
+        shown.append(Example(f"After {played} moves", game.draw(state, None), game.render(state, None)))
     return tuple(shown)

@@ -5,6 +5,7 @@ The handlers are plain functions, which Starlette runs in its thread pool."""
 from __future__ import annotations
 
 import json
+from base64 import b64encode
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -13,7 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from pbmserv.gamekit import Game
+from pbmserv.gamekit import Drawing, Game
+from pbmserv.pictures import png, svg
 from pbmserv.service.play import ratings
 from pbmserv.service.processing.context import as_utc
 from pbmserv.store import records
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 ATOM = "application/atom+xml; charset=utf-8"
+PICTURES: dict[str, tuple[str, Callable[[Drawing], bytes | str]]] = {"svg": ("image/svg+xml", svg), "png": ("image/png", png)}
 #: what makes a board's answer from the connection, the game and the board's record
 Making = Callable[[Connection, Game, BoardRecord], bytes | str]
 #: the moves a board's feed holds, the newest
@@ -46,6 +49,8 @@ def routes(site: Site) -> list[Route]:
         route("/players/{userid}", player_page),
         route("/{game}/standings", standings_page),
         route("/{game}/rules", rules_page),
+        route("/{game}/{board:int}.svg", picture, kind="svg"),
+        route("/{game}/{board:int}.png", picture, kind="png"),
         route("/{game}/{board:int}.json", board_json),
         route("/{game}/{board:int}.atom", board_feed),
         route("/{game}/{board:int}/record", board_record),
@@ -98,6 +103,16 @@ def _board_answer(site: Site, request: Request, variant: str, make: Making, medi
     return answer(request, body, media_type, etag)
 
 
+def picture(site: Site, request: Request, kind: str) -> Response:
+    media_type, paint = PICTURES[kind]  # svg gives text, png bytes
+
+    def make(connection: Connection, game: Game, record: BoardRecord) -> bytes | str:
+        shown = boards.position(connection, game, record, boards.checked_move(record, asked_move(request)))
+        return paint(shown.drawing)
+
+    return _board_answer(site, request, kind, make, media_type)
+
+
 def board_json(site: Site, request: Request) -> Response:
     def make(connection: Connection, game: Game, record: BoardRecord) -> str:
         shown = boards.position(connection, game, record, boards.checked_move(record, asked_move(request)))
@@ -109,8 +124,9 @@ def board_json(site: Site, request: Request) -> Response:
 
 def public_state(shown: boards.Position, moves: tuple[boards.ListedMove, ...]) -> dict[str, Any]:
     """What everybody may know of a position: never a state's own fields."""
-    game, record = shown.game, shown.record
+    game, record, drawing = shown.game, shown.record, shown.drawing
     result = record.result
+    tally = drawing.tally
     return {
         "game": game.name, "title": game.title, "board": record.board, "status": record.status,
         "players": [
@@ -127,6 +143,12 @@ def public_state(shown: boards.Position, moves: tuple[boards.ListedMove, ...]) -
             for move in moves
         ],
         "board_text": shown.text,
+        "drawing": {
+            "title": drawing.title, "last_move": drawing.last_move,
+            "tally": None if tally is None else {
+                "columns": list(tally.columns), "rows": [{"label": label, "values": list(values)} for label, values in tally.rows],
+            },
+        },
     }
 
 
@@ -174,4 +196,9 @@ def standings_page(site: Site, request: Request) -> Response:
 
 def rules_page(site: Site, request: Request) -> Response:
     game = boards.game_of(site.catalog, request.path_params["game"])
-    return answer(request, site.page(request, "rules.html", game=game, examples=listings.examples(game)), HTML)
+    examples = [(example, _data_uri(svg(example.drawing))) for example in listings.examples(game)]
+    return answer(request, site.page(request, "rules.html", game=game, examples=examples), HTML)
+
+
+def _data_uri(picture: str) -> str:
+    return "data:image/svg+xml;base64," + b64encode(picture.encode()).decode()
