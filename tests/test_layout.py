@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pbmserv.gamekit import Game, game_names, get_game
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("pbmserv", "games")
 #: a module longer than this holds more than one concept
@@ -262,3 +264,16 @@ def test_every_command_has_one_handler() -> None:
     }
     assert declared == set(HANDLERS)
     assert all(Path(sys.modules[h.__module__].__file__ or "").parent.name == "commands" for h in HANDLERS.values())
+
+
+def test_what_a_viewer_sees_is_decided_in_draw_alone() -> None:
+    """Every game's text board is `text(draw(...))`: none overrides
+    `render`, and a game's `text` reads the drawing, never a state."""
+    for name in game_names():
+        game_class = type(get_game(name))
+        assert game_class.render is Game.render, f"{name} overrides render: draw and text make the board"
+        assert game_class.draw is not Game.draw, f"{name} does not draw its position"
+        text = game_class.text
+        if text is not Game.text:
+            names = text.__code__.co_varnames[: text.__code__.co_argcount]
+            assert names == ("self", "drawing"), f"{name}'s text takes {names}: it reads the drawing alone"

@@ -4,7 +4,8 @@ same game with one hidden stone per player (the rules `majority help` gives).
 
 The rules are in games.majority.rules (turns, squares, what a move does) and
 games.majority.tricks (who holds a trick); moves are read in
-games.majority.moves and shown in games.majority.view.
+games.majority.moves, drawn for each viewer in games.majority.view and
+laid out as text in games.majority.board_text.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import random
 from collections.abc import Mapping, Sequence
 
 import games.majority.rules as rules
+from games.majority.board_text import text
 from games.majority.moves import Hide, MajorityMove, Place, Reveal, legal_moves, read_move
 from games.majority.state import BLACK, EMPTY, SIDES, WHITE, MajorityState
 from games.majority.tricks import final_holders, knowledge, points
-from games.majority.view import number, render
-from pbmserv.gamekit import Game, InvalidOption, Option, Outcome
+from games.majority.view import draw, number
+from pbmserv.gamekit import Drawing, Game, InvalidOption, Option, Outcome
 
 DEFAULT_STONES = 40
 SIZES = tuple(range(6, 15, 2))
@@ -132,8 +134,11 @@ class Majority(Game):
     def viewpoint(self, state: MajorityState, viewer: int | None) -> int | None:
         return viewer if state.hidden_variant else None  # only hidden stones differ between views
 
-    def render(self, state: MajorityState, viewer: int | None) -> str:
-        return render(state, viewer)
+    def draw(self, state: MajorityState, viewer: int | None) -> Drawing:
+        return draw(state, viewer)
+
+    def text(self, drawing: Drawing) -> str:
+        return text(drawing)
 
     def help(self) -> str:
         return HELP

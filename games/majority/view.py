@@ -1,104 +1,150 @@
-"""The board mail of Majority and Psychomachia. Hidden stones are decided
-here: a player sees their own, nobody sees another's until it is revealed."""
+"""The observer of Majority and Psychomachia: the drawing of a board as
+one viewer may see it, from which the text board (games.majority.board_text)
+and the pictures are made. Hidden stones are decided here and nowhere else:
+a player sees their own, nobody sees another's until it is revealed."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 
+from games.majority.board_text import EMPTY_GLYPH, IF_ENDED_NOTE, SCORING_NOTE
 from games.majority.rules import example_square, geometry
 from games.majority.state import BLACK, EMPTY, SIDES, STONE, WHITE, MajorityState
-from games.majority.tricks import OPEN, Knowledge, final_holders, knowledge, points
-from pbmserv.gamekit import filled
+from games.majority.tricks import OPEN, Knowledge, Trick, final_holders, knowledge, points
+from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Panel, Seat, Tally, filled
 
 WIDTH = 72
-EMPTY_GLYPH = (":", ".")  # an empty dark / light square on the board
-LAST_MARK = "<"
-CELL_WIDTH = 2  # a square's text on the board: a stone, then room for LAST_MARK
+Cell = tuple[int, int]
 
-
-def cell_text(glyph: str) -> str:
-    """A square's text on the board, as wide as a cell."""
-    return glyph.ljust(CELL_WIDTH)
-
-
-PLACED_TEXT = {stone: cell_text(stone) for stone in STONE}
+STONE_MARK = (Mark(Kind.STONE, STONE[WHITE], WHITE), Mark(Kind.STONE, STONE[BLACK], BLACK))
+STONE_LAYERS: dict[str, tuple[Mark, ...]] = {STONE[seat]: (STONE_MARK[seat],) for seat in (WHITE, BLACK)}
+#: an unrevealed hidden stone, and beside a line the trick it takes on revealing
+HIDDEN_MARK = (Mark(Kind.HIDDEN, STONE[WHITE].lower(), WHITE), Mark(Kind.HIDDEN, STONE[BLACK].lower(), BLACK))
+#: beside a line: the opponent completed it after the seat's hidden stone did; theirs unless the seat reveals in time
+CONTESTED_MARK = (Mark(Kind.HIDDEN, "!", WHITE), Mark(Kind.HIDDEN, "!", BLACK))
+#: each stone's mark as the last move leaves it
+AS_LAST = {mark: replace(mark, last=True) for mark in STONE_MARK + HIDDEN_MARK}
+INK = (Ink.WHITE, Ink.BLACK)
 
 
 @dataclass(frozen=True)
-class Layout:
-    """The fixed text of one board size."""
+class Fixed:
+    """The facts of one board size that every drawing shares."""
 
+    cells: tuple[Cell, ...]  # by cell index
     line_names: tuple[str, ...]  # rows 1.. then columns a..
-    #: each printed row of the board, top first, as a slice of a list by cell index
-    printed_rows: tuple[slice, ...]
-    #: by cell index: the board text of the empty square
-    empty_texts: tuple[str, ...]
-    #: by rank: spaces after its number (not padded on the right) that line up the trick marks
-    mark_pads: tuple[str, ...]
 
 
 @cache
-def layout(size: int) -> Layout:
+def fixed(size: int) -> Fixed:
     geo = geometry(size)
-    return Layout(
+    return Fixed(
+        cells=tuple((index % size, index // size) for index in range(size * size)),
         line_names=tuple(f"row {rank + 1}" for rank in range(size))
         + tuple(f"column {geo.labels[file][0]}" for file in range(size)),
-        printed_rows=tuple(
-            slice(geo.index(row[0]), geo.index(row[-1]) + 1) for row in geo.grid.display_rows()
-        ),
-        empty_texts=tuple(cell_text(EMPTY_GLYPH[side]) for side in geo.sides),
-        mark_pads=tuple(" " * (len(str(size)) - len(str(rank + 1))) for rank in range(size)),
     )
 
 
-def render(state: MajorityState, viewer: int | None) -> str:
+def draw(state: MajorityState, viewer: int | None) -> Drawing:
+    """The board as `viewer` (a seat, or None for the public) may see it.
+
+    Each stone is a mark on its cell, the viewer's own unrevealed hidden
+    stone a Kind.HIDDEN one; the last move's stone (the one `<` follows on
+    the text board), or the hidden stone its owner just hid, has last=True.
+    Beside the rows and under the columns stand the tricks won (a stone
+    mark of the winner) and, for the owner of an unrevealed hidden stone,
+    those it takes on revealing (HIDDEN_MARK) or must reveal to keep
+    (CONTESTED_MARK); an open trick, or at the end one nobody gets, has no
+    mark (the text board prints it as a dot)."""
     if viewer not in (WHITE, BLACK):
         viewer = None
-    geo = geometry(state.size)
+    size = state.size
     seen = knowledge(state, viewer)
-    texts = _board_texts(state, seen)
     at_end = final_holders(seen)
-    awarded = at_end if state.over else None
-
-    def mark(line: int) -> str:
-        if awarded is not None:
-            holder = awarded[line]
-            return STONE[holder] if holder is not None else EMPTY
-        trick = seen.tricks[line]
-        if trick.waiting is not None:
-            return "!" if trick.holder is not None else STONE[trick.waiting].lower()
-        return STONE[trick.holder] if trick.holder is not None else EMPTY
-
-    marks = [mark(line) for line in range(2 * state.size)]
-    pads = layout(state.size).mark_pads
-    lines = geo.grid.render_rows(
-        [texts[row] for row in layout(state.size).printed_rows], right=lambda rank: pads[rank] + marks[rank]
+    if state.over:
+        tricks = {line: STONE_MARK[holder] for line, holder in enumerate(at_end) if holder is not None}
+    else:
+        tricks = {line: _trick_mark(trick) for line, trick in enumerate(seen.tricks) if trick != OPEN}
+    panel = Panel(
+        grid=geometry(size).grid,
+        marks=_marks(state, viewer, seen),
+        chequered=True,
+        row_marks={line: mark for line, mark in tricks.items() if line < size},
+        column_marks={line - size: mark for line, mark in tricks.items() if line >= size},
     )
-    lines.append(geo.grid.under_files(lambda file: marks[state.size + file]))
-    lines.append("")
-    for note in _legend(state, viewer) + _notes(state, viewer, seen):
-        lines.extend(filled(note, WIDTH, "  "))
-    lines.append("")
-    lines.extend(_tallies(state, seen, at_end))
-    return "\n".join(lines) + "\n"
+    notes = [line for note in _legend(state, viewer) + _notes(state, viewer, seen) for line in filled(note, WIDTH, "  ")]
+    notes.append(SCORING_NOTE)
+    if not state.over:
+        notes.append(IF_ENDED_NOTE)
+    return Drawing(
+        title=_title(state, seen, at_end),
+        seats=seats(state.players),
+        panels=(panel,),
+        tally=_tally(state, seen, at_end),
+        notes=tuple(notes),
+        last_move=_last_move(state, viewer),
+    )
 
 
-def _board_texts(state: MajorityState, seen: Knowledge) -> list[str]:
-    """Each square's text on the board by cell index: its stone as the
-    viewer of `seen` knows it, LAST_MARK after the last one."""
-    # a placed stone's text, else the empty square's
-    texts = list(map(PLACED_TEXT.get, state.board, layout(state.size).empty_texts))
+@lru_cache(maxsize=1024)
+def seats(players: tuple[str, str]) -> tuple[Seat, ...]:
+    """The seats of a board of `players` (made once for each pair: a board's drawings all share them)."""
+    return tuple(Seat(player, SIDES[seat], STONE[seat], INK[seat]) for seat, player in enumerate(players))
+
+
+def _marks(state: MajorityState, viewer: int | None, seen: Knowledge) -> dict[Cell, tuple[Mark, ...]]:
+    cells = fixed(state.size).cells
+    marks = {cells[index]: STONE_LAYERS[stone] for index, stone in enumerate(state.board) if stone != EMPTY}
     for seat, square in enumerate(seen.known_hidden):
         if square is not None:
-            stone = STONE[seat] if state.revealed_at[seat] is not None else STONE[seat].lower()
-            texts[square] = cell_text(stone)
-    if state.last is not None and state.last[1] != "hide":
-        # a placed stone, or the hidden stone its reveal just showed to all
-        square = state.last[2]
-        texts[square] = texts[square].rstrip() + LAST_MARK
-    return texts
+            marks[cells[square]] = (STONE_MARK[seat] if state.revealed_at[seat] is not None else HIDDEN_MARK[seat],)
+    if state.last is not None:
+        seat, action, square = state.last
+        # a placed stone, the hidden stone a reveal alone showed to all, or the viewer's own hide
+        last = square if action != "hide" else seen.known_hidden[seat] if seat == viewer else None
+        if last is not None:
+            (mark,) = marks[cells[last]]
+            marks[cells[last]] = (AS_LAST[mark],)
+    return marks
+
+
+def _trick_mark(trick: Trick) -> Mark:
+    """The mark of a trick that is not OPEN: someone holds it or waits to."""
+    if trick.waiting is not None:
+        return CONTESTED_MARK[trick.waiting] if trick.holder is not None else HIDDEN_MARK[trick.waiting]
+    assert trick.holder is not None
+    return STONE_MARK[trick.holder]
+
+
+def _title(state: MajorityState, seen: Knowledge, at_end: Sequence[int | None]) -> str:
+    players = state.players
+    if state.over:
+        scores = points(seen, at_end)
+        winner = WHITE if scores[WHITE] > scores[BLACK] else BLACK
+        status = f"{players[winner]} won {number(scores[winner])} points to {number(scores[1 - winner])}"
+    elif state.in_setup:
+        status = " and ".join(players[seat] for seat in (WHITE, BLACK) if state.hidden[seat] is None) + " to hide a stone"
+    else:
+        status = f"{players[state.mover]} to move"
+    name = "Psychomachia" if state.hidden_variant else "Majority"
+    return f"{name}, {state.size}x{state.size}: {_who(state, WHITE)} against {_who(state, BLACK)}, {status}"
+
+
+def _last_move(state: MajorityState, viewer: int | None) -> str:
+    """The last move as the move list shows it to `viewer`, after its player's name."""
+    if state.last is None:
+        return ""
+    seat, action, square = state.last
+    labels = geometry(state.size).labels
+    if action == "hide":
+        move = f"hide {labels[square]}" if seat == viewer and state.hidden_square(seat) is not None else "(secret)"
+    elif action == "reveal":
+        move = "reveal"
+    else:
+        move = f"reveal,{labels[square]}" if action == "reveal,place" else labels[square]
+    return f"{state.players[seat]} {move}"
 
 
 def _who(state: MajorityState, seat: int) -> str:
@@ -128,7 +174,7 @@ def _notes(state: MajorityState, viewer: int | None, seen: Knowledge) -> list[st
         notes.append(_last_action(state, viewer))
     if state.hidden_variant:
         notes.extend(_hidden_stone_note(state, viewer, seen, seat) for seat in (WHITE, BLACK))
-    names = layout(state.size).line_names
+    names = fixed(state.size).line_names
     claimed = [(names[line], trick) for line, trick in enumerate(seen.tricks) if trick != OPEN]
     if viewer is not None:
         opponent = state.players[1 - viewer]
@@ -172,7 +218,7 @@ def _hidden_stone_note(state: MajorityState, viewer: int | None, seen: Knowledge
         # say why a trick changed hands on the reveal: a line through
         # the hidden square that its owner holds was completed with it
         kept = [
-            layout(state.size).line_names[line]
+            fixed(state.size).line_names[line]
             for line in geo.lines_through[square]
             if state.completed_at[seat][line] is not None and seen.tricks[line].holder == seat
         ]
@@ -207,34 +253,25 @@ def _last_action(state: MajorityState, viewer: int | None) -> str:
     return f"{revealed} and played {labels[square]}."
 
 
-def _tallies(state: MajorityState, seen: Knowledge, at_end: Sequence[int | None]) -> list[str]:
-    """The table under the board; `at_end` is final_holders(seen)."""
-    held_now = [trick.holder for trick in seen.tricks]
-    holders = at_end if state.over else held_now
-    won = [holders.count(seat) for seat in (WHITE, BLACK)]
-    left = [state.stones - (state.placed + 1 - seat) // 2 for seat in (WHITE, BLACK)]
+def _tally(state: MajorityState, seen: Knowledge, at_end: Sequence[int | None]) -> Tally:
+    """The tallies under the board; `at_end` is final_holders(seen)."""
+    held_now = at_end if state.over else [trick.holder for trick in seen.tricks]
+    white, black = state.players
     rows = [
-        ("", state.players[WHITE] + " (W)", state.players[BLACK] + " (B)"),
-        ("Stones left", str(left[0]), str(left[1])),
-        ("Tricks won", str(won[0]), str(won[1])),
+        ("Stones left", (str(state.stones - (state.placed + 1) // 2), str(state.stones - state.placed // 2))),
+        ("Tricks won", (str(held_now.count(WHITE)), str(held_now.count(BLACK)))),
     ]
     if state.over:
-        final = points(seen, at_end)
-        rows.append(("Final points", number(final[0]), number(final[1])))
+        rows.append(("Final points", _points_text(seen, at_end)))
     else:
-        now, if_ended = points(seen, held_now), points(seen, at_end)
-        rows.append(("Points now", number(now[0]), number(now[1])))
-        rows.append(("If it ended now", number(if_ended[0]), number(if_ended[1])))
-    label_width = max(len(row[0]) for row in rows)
-    width = max(len(cell) for row in rows for cell in row[1:]) + 2
-    lines = [
-        (label.ljust(label_width) + white.rjust(width) + black.rjust(width)).rstrip()
-        for label, white, black in rows
-    ]
-    lines.append("A trick scores 1 + the opposing stones on it; White adds 0.5.")
-    if not state.over:
-        lines.append("'If it ended now' gives open lines to the side with more stones there.")
-    return lines
+        rows.append(("Points now", _points_text(seen, held_now)))
+        rows.append(("If it ended now", _points_text(seen, at_end)))
+    return Tally(columns=(f"{white} (W)", f"{black} (B)"), rows=tuple(rows))
+
+
+def _points_text(seen: Knowledge, holders: Sequence[int | None]) -> tuple[str, str]:
+    white, black = points(seen, holders)
+    return number(white), number(black)
 
 
 def number(value: float) -> str:

@@ -6,13 +6,14 @@ import random
 from collections.abc import Mapping, Sequence
 from functools import cache
 
+from games.parliament.board_text import board_text
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event, settle
 from games.parliament.chambers import LAYOUTS, Layout
 from games.parliament.estimate import expected_seats
 from games.parliament.moves import Claim, Preferences, read_claim, read_preferences
 from games.parliament.state import State, determinize, known_to
-from games.parliament.view import render_state
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome
+from games.parliament.view import draw_state
+from pbmserv.gamekit import Drawing, Game, IllegalMove, InvalidOption, Option, Outcome
 
 ROUNDS = 3
 
@@ -203,8 +204,11 @@ class Parliament(Game):
         return expected_seats(state)
 
     # -- views -----------------------------------------------------------
-    def render(self, state: State, viewer: int | None) -> str:
-        return render_state(state, viewer, self.outcome(state))
+    def draw(self, state: State, viewer: int | None) -> Drawing:
+        return draw_state(state, viewer, self.outcome(state))
+
+    def text(self, drawing: Drawing) -> str:
+        return board_text(drawing)
 
     def help(self) -> str:
         return HELP

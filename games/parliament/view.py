@@ -1,62 +1,126 @@
-"""The board mail of Parliament. Hidden preferences are decided here: a
-player sees their own, nobody sees another's until it is revealed."""
+"""What a viewer of a game of Parliament is shown: the drawing of the
+position (`draw_state`), from which the board mail and the pictures are
+made. Hidden preferences are decided here: a player sees their own, nobody
+sees another's until it is revealed.
+
+A seat held is a stone and a revealed preference a preference, with the
+letter the board mail prints (R, B, r, b) as their glyph; the viewer's own
+hidden preference is a hidden mark (r or b). What the last turn claimed or
+changed is marked last, and the seat claimed carries the claimer's marker
+`<` on top."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
+from games.parliament.board_text import CHANGED_MARK, CLAIMED_MARK, HIDDEN_MARK
 from games.parliament.cascade import EMPTY, PREFERENCE, SEAT, SIDES, Event
 from games.parliament.chambers import Layout
 from games.parliament.state import State
-from pbmserv.gamekit import Outcome, filled
+from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Outcome, Panel, Seat, Tally, filled
+from pbmserv.gamekit.drawing import Cell
 
 WIDTH = 72
 CLAIM_KINDS = ("claim", "revealed")
-SEAT_SLOT = "\x01"  # stands for a seat glyph in the cached drawings
+INKS = (Ink.RED, Ink.BLUE)
+_HELD = {
+    letter: Mark(kind, letter, player)
+    for kind, letters in ((Kind.STONE, SEAT), (Kind.PREFERENCE, PREFERENCE))
+    for player, letter in enumerate(letters)
+}
+#: what a seat holds, by its character on the board
+LAYERS: dict[str, tuple[Mark, ...]] = {letter: (mark,) for letter, mark in _HELD.items()}
+#: the same, placed or changed by the last turn
+LAST_LAYERS: dict[str, tuple[Mark, ...]] = {letter: (replace(mark, last=True),) for letter, mark in _HELD.items()}
+CLAIMED = tuple(Mark(Kind.MARKER, CLAIMED_MARK, player, True) for player in (0, 1))
+OWN_HIDDEN = tuple((Mark(Kind.HIDDEN, letter, player),) for player, letter in enumerate(PREFERENCE))
 
 
-def render_state(state: State, viewer: int | None, outcome: Outcome | None) -> str:
+def draw_state(state: State, viewer: int | None, outcome: Outcome | None) -> Drawing:
+    """The position as `viewer` (a seat, or None for the public) may see it."""
     layout = state.layout
     legend = [
         f"R = Red seat ({state.players[0]})   B = Blue seat ({state.players[1]})   . = empty seat",
-        "r, b = revealed Red, Blue preference   < claimed last   * changed last",
+        f"r, b = revealed Red, Blue preference   {CLAIMED_MARK} claimed last   {CHANGED_MARK} changed last",
     ]
     own_hidden = _own_hidden(state, viewer)
-    own_glyph = ""
     if viewer in (0, 1) and own_hidden:
-        own_glyph = PREFERENCE[viewer] + "?"
-        legend.append(f"{own_glyph} = your hidden preference, which {state.players[1 - viewer]} cannot see")
-    lines = [_wrap(line) for line in legend]
-    lines.append("")
-
+        legend.append(f"{PREFERENCE[viewer]}{HIDDEN_MARK} = your hidden preference, which {state.players[1 - viewer]} cannot see")
     turn, round_end, round_start = _split_events(state.last_events)
     ended_hung = any(kind == "round" for kind, _, _ in state.last_events)
+    # one caption per position drawn, a panel per chamber each
+    captions = []
+    panels = []
     if ended_hung:
-        lines.append(f"Round {len(state.finished_rounds)} ended hung. Its final position:")
-        lines += _chambers(layout, state.finished_rounds[-1], set(), "", turn + round_end)
-        lines.append("")
+        captions.append(f"Round {len(state.finished_rounds)} ended hung. Its final position:")
+        panels += _chambers(layout, state.finished_rounds[-1], {}, turn + round_end, state.last_claimer)
         events_here = round_start
     else:
         events_here = turn + round_end
     if outcome is not None:
-        lines.append("Final position:")
+        captions.append("Final position:")
     else:
-        lines.append(f"Round {len(state.finished_rounds) + 1} of at most 3:")
-    lines += _chambers(layout, state.board, own_hidden, own_glyph, events_here)
-    lines.append("")
+        captions.append(f"Round {len(state.finished_rounds) + 1} of at most 3:")
+    hidden_marks = {seat: OWN_HIDDEN[viewer] for seat in own_hidden} if viewer in (0, 1) else {}
+    panels += _chambers(layout, state.board, hidden_marks, events_here, state.last_claimer)
     paragraphs = _tallies(layout, state.board)
     paragraphs += _history(state, outcome)
     paragraphs += _preference_notes(state, viewer, own_hidden)
     paragraphs += _last_turn(state, outcome, ended_hung, (turn, round_end, round_start))
     paragraphs += _next(state, viewer, outcome)
-    lines += [_wrap(paragraph) for paragraph in paragraphs]
-    return "\n".join(lines) + "\n"
+    return Drawing(
+        title=_title(state, outcome),
+        seats=tuple(Seat(player, SIDES[side], SEAT[side], INKS[side]) for side, player in enumerate(state.players)),
+        panels=tuple(panels),
+        tally=_tally(layout, state.board, state.players),
+        header=(*_lines(legend), *captions),
+        notes=_lines(paragraphs),
+        last_move=_last_move(state, turn),
+    )
 
 
-def _wrap(paragraph: str) -> str:
-    if len(paragraph) <= WIDTH:
-        return paragraph
-    return "\n".join(filled(paragraph, WIDTH, "  "))
+def _lines(paragraphs: list[str]) -> tuple[str, ...]:
+    """The paragraphs as the mail's lines, each filled to its width."""
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        if len(paragraph) <= WIDTH:
+            lines.append(paragraph)
+        else:
+            lines += filled(paragraph, WIDTH, "  ")
+    return tuple(lines)
+
+
+def _title(state: State, outcome: Outcome | None) -> str:
+    players = " against ".join(f"{player} ({SIDES[side]})" for side, player in enumerate(state.players))
+    if outcome is not None:
+        result = f"game won by {state.players[outcome.winners[0]]}" if outcome.winners else "game drawn"
+        return f"Parliament, final position: {players}, {result}: {outcome.reason}"
+    if state.in_setup:
+        waiting = " and ".join(state.players[side] for side in (0, 1) if state.preferences[side] is None)
+        return f"Parliament, before the first claim: {players}, preferences still to come from {waiting}"
+    mover = state.players[state.next_seat]
+    return f"Parliament, round {len(state.finished_rounds) + 1} of at most 3: {players}, {mover} to move"
+
+
+def _last_move(state: State, turn: list[Event]) -> str:
+    if not turn or state.last_claimer is None:
+        return ""
+    claimer = state.last_claimer
+    return f"{state.players[claimer]} ({SIDES[claimer]}) claimed {state.layout.shown[turn[0][1]]}"
+
+
+def _tally(layout: Layout, board: str, players: tuple[str, ...]) -> Tally:
+    """Seats held in each chamber and, with both, in all."""
+    columns = tuple(chamber.name for chamber in layout.chambers)
+    rows = []
+    for side, player in enumerate(players):
+        held = [str(chamber.count(board, SEAT[side])) for chamber in layout.chambers]
+        if layout.prefixed:
+            held.append(str(board.count(SEAT[side])))
+        rows.append((f"{player} ({SIDES[side]})", tuple(held)))
+    return Tally(columns + ("Both",) if layout.prefixed else columns, tuple(rows))
 
 
 def _own_hidden(state: State, viewer: int | None) -> set[int]:
@@ -82,40 +146,37 @@ def _split_events(events: tuple[Event, ...]) -> tuple[list[Event], list[Event], 
     return turn, round_end, round_start
 
 
-def _chambers(layout: Layout, board: str, own_hidden: set[int], own_glyph: str, events: list[Event]) -> list[str]:
-    marks = {seat: "*" for kind, seat, _ in events if kind not in CLAIM_KINDS}
-    marks.update({seat: "<" for kind, seat, _ in events if kind in CLAIM_KINDS})
-    glyphs = [
-        own_glyph if seat in own_hidden else (mark + marks[seat] if seat in marks else mark + " ")
-        for seat, mark in enumerate(board)
-    ]
-    blocks = []
-    for chamber, pieces in zip(layout.chambers, _templates(layout)):
-        filled = [pieces[0]]
-        for glyph, piece in zip(glyphs[chamber.first : chamber.first + chamber.size], pieces[1:]):
-            filled += (glyph, piece)
-        blocks.append("".join(filled).split("\n"))
-    # side by side the chambers would need more than 72 columns: one below the other
-    stacked = blocks[0]
-    for block in blocks[1:]:
-        stacked += ["", *block]
-    return stacked
+def _chambers(
+    layout: Layout,
+    board: str,
+    hidden_marks: Mapping[int, tuple[Mark, ...]],
+    events: list[Event],
+    claimer: int | None,
+) -> list[Panel]:
+    """A panel per chamber of `board`: every seat held or preferred, the
+    marks of the viewer's own hidden preferences by seat, and what the
+    `events` of the last turn, made by `claimer`, claimed or changed."""
+    touched = {seat: LAST_LAYERS[board[seat]] for _, seat, _ in events}
+    if claimer is not None:
+        for kind, seat, _ in events:
+            if kind in CLAIM_KINDS:
+                touched[seat] += (CLAIMED[claimer],)
+    panels = []
+    for chamber, (title, cells) in zip(layout.chambers, _chamber_cells(layout)):
+        first = chamber.first
+        marks = {cell: LAYERS[mark] for cell, mark in zip(cells, board[first : first + chamber.size]) if mark != EMPTY}
+        for changes in (touched, hidden_marks):
+            for seat, layers in changes.items():
+                if first <= seat < first + chamber.size:
+                    marks[cells[seat - first]] = layers
+        panels.append(Panel(chamber.grid, marks, title))
+    return panels
 
 
 @cache
-def _templates(layout: Layout) -> list[list[str]]:
-    """Each chamber's drawing cut at its seats, which come in reading order:
-    the text between seat glyphs."""
-    templates = []
-    for chamber in layout.chambers:
-        lines = [f"{chamber.name} chamber ({chamber.size} seats)"]
-        # A seat and its marker (R<, r?) in a cell three columns wide, so
-        # that a space always parts them from the next seat and from the
-        # row numbers on the right.
-        lines += chamber.grid.render(lambda cell: SEAT_SLOT * 2, hole=" ", cell_width=3)
-        pieces = "\n".join(lines).split(SEAT_SLOT * 2)
-        templates.append(pieces)
-    return templates
+def _chamber_cells(layout: Layout) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    """Each chamber's title and its cells in seat order."""
+    return tuple((f"{chamber.name} chamber ({chamber.size} seats)", chamber.grid.cells) for chamber in layout.chambers)
 
 
 def _tallies(layout: Layout, board: str) -> list[str]:
@@ -228,10 +289,16 @@ def _example_claim(state: State, viewer: int | None) -> str:
     layout = state.layout
     mover = state.next_seat
     own = set(state.live_preferences(mover)) if viewer == mover else set()
-    free = [s for s, mark in enumerate(state.board) if mark == EMPTY and s not in own]
-    default = layout.labels.index(layout.example("h5").lower())
-    seat = default if default in free else free[0] if free else default
+    board = state.board
+    seat = _default_claim(layout)
+    if board[seat] != EMPTY or seat in own:
+        seat = next((s for s, mark in enumerate(board) if mark == EMPTY and s not in own), seat)
     return layout.shown[seat]
+
+
+@cache
+def _default_claim(layout: Layout) -> int:
+    return layout.labels.index(layout.example("h5").lower())
 
 
 def _next(state: State, viewer: int | None, outcome: Outcome | None) -> list[str]:

@@ -19,10 +19,11 @@ from games.plurality.board import (
     layout_for,
     mask_of,
 )
+from games.plurality.board_text import board_text
 from games.plurality.moves import Pass, PluralityMove, drops_for, read_drop
 from games.plurality.open_drops import first_open_drop, open_drops
 from games.plurality.state import PluralityState, estimated_points, territory_points
-from pbmserv.gamekit import Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
+from pbmserv.gamekit import Drawing, Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
 
 class Plurality(Game):
@@ -153,8 +154,11 @@ class Plurality(Game):
     def viewpoint(self, state: PluralityState, viewer: int | None) -> int | None:
         return None  # nothing is hidden
 
-    def render(self, state: PluralityState, viewer: int | None) -> str:
-        return view.render(state)
+    def draw(self, state: PluralityState, viewer: int | None) -> Drawing:
+        return view.draw_state(state, self.outcome(state))
+
+    def text(self, drawing: Drawing) -> str:
+        return board_text(drawing)
 
     # -- storing -------------------------------------------------------------------
     def encode(self, state: PluralityState) -> dict[str, Any]:

@@ -22,15 +22,16 @@ from games.synch.state import (
     MODE_FIRST,
     MODES,
     SIDE_NAMES,
+    TITLE,
     SynchState,
     grid_for,
 )
-from pbmserv.gamekit import Game, IllegalMove, Option, Outcome
+from pbmserv.gamekit import Drawing, Game, IllegalMove, Option, Outcome
 
 
 class Synch(Game):
     name = "synch"
-    title = "Move In Synch, In Opposition"
+    title = TITLE
     playout_moves = 0
     state_type = SynchState
     min_players = 2
@@ -142,8 +143,11 @@ class Synch(Game):
     def viewpoint(self, state: SynchState, viewer: int | None) -> int | None:
         return None  # the board shows only what both have sent
 
-    def render(self, state: SynchState, viewer: int | None) -> str:
-        return view.render(state)
+    def draw(self, state: SynchState, viewer: int | None) -> Drawing:
+        return view.draw(state)
+
+    def text(self, drawing: Drawing) -> str:
+        return view.text(drawing)
 
     # -- the move list: a line per round -----------------------------------------
     def move_rounds(self, state: SynchState, texts: Sequence[str]) -> list[tuple[str, int]]:

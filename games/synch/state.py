@@ -18,6 +18,7 @@ OPPOSITION = "opposition"
 MODES = (SYNCH, OPPOSITION)
 DIRECTIONS = tuple(COMPASS)  # n ne e se s sw w nw
 
+TITLE = "Move In Synch, In Opposition"
 SIDE_NAMES = ("X", "O")
 SYMBOLS = ("x", "o")
 EMPTY = "."
@@ -26,6 +27,12 @@ EMPTY = "."
 @cache
 def grid_for(size: int) -> SquareGrid:
     return SquareGrid(size, size)
+
+
+@cache
+def cells_by_index(size: int) -> tuple[Cell, ...]:
+    """Each square in the order of `SynchState.marks`."""
+    return tuple((i % size, i // size) for i in range(size * size))
 
 
 @cache

@@ -1,5 +1,6 @@
-"""The board mail of Move In Synch, In Opposition, and the sentences that
-tell a player what to send."""
+"""The board of Move In Synch, In Opposition as everybody sees it (its
+drawing and the text board laid out from it), and the sentences that tell
+a player what to send."""
 
 from __future__ import annotations
 
@@ -12,52 +13,51 @@ from games.synch.state import (
     SIDE_NAMES,
     SYMBOLS,
     SYNCH,
+    TITLE,
     Cell,
     LastMove,
     SynchState,
+    cells_by_index,
     grid_for,
     index,
 )
-from pbmserv.gamekit import OPPOSITE, filled
+from pbmserv.gamekit import OPPOSITE, Drawing, Ink, Kind, Mark, Panel, Seat, SquareGrid, Tally, filled
 
 MARKER_GLYPHS = ("1", "2")
 SHARED_MARKERS_GLYPH = "*"
 WIDTH = 72
+INKS = (Ink.BLACK, Ink.WHITE)
+#: the layers of a square holding a symbol, by the symbol; the last round's drawn ones last=True
+SYMBOL_LAYERS = {SYMBOLS[seat]: (Mark(Kind.STONE, SYMBOLS[seat], seat),) for seat in (0, 1)}
+LAST_SYMBOL_LAYERS = {SYMBOLS[seat]: (Mark(Kind.STONE, SYMBOLS[seat], seat, last=True),) for seat in (0, 1)}
 
 
-def render(state: SynchState) -> str:
-    grid = grid_for(state.size)
+def draw(state: SynchState) -> Drawing:
+    """The position as everybody sees it: the board shows only what both
+    players have sent. The last move is the last placement or round (the
+    rules' move), not a half round under way."""
     players = state.players
     markers = rules.shown_markers(state)
-    # A marker stands in place of its square's symbol, as a piece on a
-    # chessboard: beside the symbol it would touch the next square (two
-    # columns a square is all that fits 26 squares in 72 columns), so what
-    # lies under a marker is told below the board.
-    marker_glyphs = {cell: glyph for cell, glyph in _marker_glyphs(markers)}
-
-    def glyph(cell: Cell) -> str:
-        return marker_glyphs.get(cell) or state.marks[index(state, cell)]
-
-    lines = grid.render(glyph)
-    # a marker glyph is a digit: keep it clear of the right-hand rank numbers
-    body_end = len(str(state.size)) + 1 + 2 * state.size
-    lines[1:-1] = [f"{line[:body_end]} {line[body_end:]}" for line in lines[1:-1]]
-    lines.append("")
     counts = state.counts()
     empty = state.marks.count(EMPTY)
-    paragraphs = [
+    phase = rules.phase(state)
+    legend = [
         f"{SYMBOLS[0]} = {players[0]} ({SIDE_NAMES[0]}), "
         f"{SYMBOLS[1]} = {players[1]} ({SIDE_NAMES[1]}), {EMPTY} = empty square.",
         *_marker_legend(state, markers),
-        f"Symbols: {players[0]} {counts[0]}, {players[1]} {counts[1]}; "
-        f"{empty} square{'s' if empty != 1 else ''} empty.",
     ]
-    phase = rules.phase(state)
+    paragraphs = [
+        f"Symbols: {players[0]} {counts[0]}, {players[1]} {counts[1]}; "
+        f"{empty} square{'s' if empty != 1 else ''} empty."
+    ]
+    tally_rows = [(f"{SYMBOLS[seat]} {players[seat]}", (str(counts[seat]),)) for seat in (0, 1)]
+    tally_rows.append(("empty squares", (str(empty),)))
     if state.markers[1] is not None and phase is not None:
+        limit = rules.stall_limit(state)
         paragraphs.append(
-            f"Rounds in a row without a new symbol: {state.quiet_moves} "
-            f"(the game ends at {rules.stall_limit(state)})."
+            f"Rounds in a row without a new symbol: {state.quiet_moves} (the game ends at {limit})."
         )
+        tally_rows.append((f"rounds without a new symbol (ends at {limit})", (str(state.quiet_moves),)))
     if state.last is not None:
         paragraphs.append(_describe_last(state, state.last))
     if phase is not None:
@@ -66,6 +66,99 @@ def render(state: SynchState) -> str:
         paragraphs.append(request(state, phase))
     else:
         paragraphs.append(_game_over(state))
+    return Drawing(
+        title=_title(state, phase),
+        seats=tuple(Seat(players[seat], SIDE_NAMES[seat], SYMBOLS[seat], INKS[seat]) for seat in (0, 1)),
+        panels=(Panel(grid_for(state.size), _marks(state, markers)),),
+        tally=Tally(("count",), tuple(tally_rows)),
+        header=_wrapped(legend),
+        notes=_wrapped(paragraphs),
+        last_move="" if state.last is None else _last_move(state, state.last),
+    )
+
+
+def text(drawing: Drawing) -> str:
+    """The board, each square showing its uppermost mark (a marker stands in
+    place of its square's symbol, as a piece on a chessboard: beside the
+    symbol it would touch the next square, since two columns a square is
+    all that fits 26 squares in 72 columns), then the legend, which tells
+    what lies under each marker, and the notes."""
+    (panel,) = drawing.panels
+    grid = panel.grid
+    assert isinstance(grid, SquareGrid)
+
+    def glyph(cell: Cell) -> str:
+        layers = panel.marks.get(cell)
+        return layers[-1].glyph if layers else EMPTY
+
+    lines = grid.render(glyph)
+    # a marker glyph is a digit: keep it clear of the right-hand rank numbers
+    body_end = len(str(grid.height)) + 1 + 2 * grid.width
+    lines[1:-1] = [f"{line[:body_end]} {line[body_end:]}" for line in lines[1:-1]]
+    return "\n".join([*lines, "", *drawing.header, *drawing.notes])
+
+
+def _marks(state: SynchState, markers: tuple[Cell | None, Cell | None]) -> dict[Cell, tuple[Mark, ...]]:
+    """Each square's symbol (the last round's drawn ones last=True), the
+    markers on top."""
+    marks: dict[Cell, tuple[Mark, ...]] = {
+        cell: SYMBOL_LAYERS[char] for cell, char in zip(cells_by_index(state.size), state.marks) if char != EMPTY
+    }
+    if state.last is not None:
+        for cell in state.last.drawn:
+            marks[cell] = LAST_SYMBOL_LAYERS[state.marks[index(state, cell)]]
+    moved = _moved_by_last(state, markers)
+    if markers[0] is not None and markers[0] == markers[1]:
+        shared = Mark(Kind.MARKER, SHARED_MARKERS_GLYPH, last=any(moved))
+        marks[markers[0]] = (*marks.get(markers[0], ()), shared)
+        return marks
+    for seat, square in enumerate(markers):
+        if square is not None:
+            marker = Mark(Kind.MARKER, MARKER_GLYPHS[seat], seat, last=moved[seat])
+            marks[square] = (*marks.get(square, ()), marker)
+    return marks
+
+
+def _moved_by_last(state: SynchState, shown: tuple[Cell | None, Cell | None]) -> tuple[bool, bool]:
+    """Whether the last placement or round put each seat's marker where it
+    is shown: a half round under way is not yet a move of the rules, so a
+    directioner shown a step ahead is not the last move's."""
+    last = state.last
+    if last is None:
+        return False, False
+    if last.number == 0:
+        return last.seat == 0, last.seat == 1
+    assert last.start is not None
+    moved = [last.start[seat] != state.markers[seat] and shown[seat] == state.markers[seat] for seat in (0, 1)]
+    return moved[0], moved[1]
+
+
+def _title(state: SynchState, phase: Phase | None) -> str:
+    players = state.players
+    sides = f"{players[0]} ({SYMBOLS[0]}) against {players[1]} ({SYMBOLS[1]})"
+    if phase is None:
+        counts = state.counts()
+        now = "a draw" if counts[0] == counts[1] else f"{players[0 if counts[0] > counts[1] else 1]} won"
+    elif phase.kind == "place":
+        now = f"{players[phase.seat]} to place"
+    else:
+        now = f"round {state.moves_done + 1}, {players[phase.seat]} to move"
+    return f"{TITLE}, size {state.size}: {sides}, {now}"
+
+
+def _last_move(state: SynchState, last: LastMove) -> str:
+    """The last placement or round in short: "alice place c3", "round 4:
+    bob ne, alice synch"."""
+    players = state.players
+    if last.number == 0:
+        return f"{players[last.seat]} place {grid_for(state.size).label(last.drawn[0])}"
+    decider = players[1 - last.seat]
+    answer = f"{decider} stayed put" if last.mode is None else f"{decider} {last.mode}"
+    return f"round {last.number}: {players[last.seat]} {last.direction}, {answer}"
+
+
+def _wrapped(paragraphs: list[str]) -> tuple[str, ...]:
+    lines: list[str] = []
     for paragraph in paragraphs:
         if len(paragraph) <= WIDTH:
             lines.append(paragraph)
@@ -74,13 +167,7 @@ def render(state: SynchState) -> str:
         glued = paragraph.replace(" = ", "\xa0=\xa0")
         wrapped = filled(glued, WIDTH, break_on_hyphens=False)
         lines.extend(line.replace("\xa0", " ") for line in wrapped)
-    return "\n".join(lines)
-
-
-def _marker_glyphs(markers: tuple[Cell | None, Cell | None]) -> list[tuple[Cell, str]]:
-    if markers[0] is not None and markers[0] == markers[1]:
-        return [(markers[0], SHARED_MARKERS_GLYPH)]
-    return [(cell, glyph) for cell, glyph in zip(markers, MARKER_GLYPHS) if cell is not None]
+    return tuple(lines)
 
 
 def _marker_legend(state: SynchState, markers: tuple[Cell | None, Cell | None]) -> list[str]:

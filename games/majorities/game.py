@@ -8,171 +8,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
-from operator import itemgetter
 from typing import Any
 
-from pbmserv.gamekit import Game, HexHexGrid, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
+import games.majorities.view as view
+from games.majorities.board import (
+    DIRECTION_TITLES,
+    EMPTY,
+    GLYPHS,
+    SEAT_MARKS,
+    SIDE_NAMES,
+    MajoritiesState,
+    Placement,
+    board_for,
+    tallies,
+    winner,
+)
+from pbmserv.gamekit import Drawing, Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
-EMPTY, DEAD = ".", "-"
-SEAT_MARKS = ("0", "1")  # what the stored board holds for each seat's stones
-GLYPHS = ("X", "O")  # what the rendered board shows for each seat's stones
-DIRECTION_TITLES = {"row": "rows", "ne-sw": "NE-SW", "nw-se": "NW-SE"}
-DEAD_RAYS = ((1, -1, 0), (0, 1, -1), (-1, 0, 1))
 _SEPARATORS = re.compile(r"[\s,]+")
-# stand-ins for the last move's stones, bracketed after the hexagon is drawn
-_LAST_MOVE_PLACEHOLDERS = ("\x01", "\x02")
-_BRACKET_ON_LABEL = re.compile(r"\)(?=\d)")
-
-
-def dead_cubes(size: int) -> frozenset[tuple[int, int, int]]:
-    """The dead cells in cube coordinates: odd distances along three rays
-    120 degrees apart, plus the centre when (size-1)/2 is odd."""
-    dead = {
-        (distance * x, distance * y, distance * z)
-        for distance in range(1, size - 1, 2)
-        for x, y, z in DEAD_RAYS
-    }
-    if (size - 1) // 2 % 2 == 1:
-        dead.add((0, 0, 0))
-    return frozenset(dead)
-
-
-def _bracket_last_move(line: str) -> str:
-    """Put the last move's stones in brackets: `(X)`, or `(X X)` for two
-    neighbours in a row. The character on each side of a cell is always a
-    space (or the end of the line), so the brackets never hide anything; a
-    closing bracket right against the number that ends a row moves that
-    number one place out, so the two never touch."""
-    chars = [*line, " "]
-    for column, char in enumerate(line):
-        if char not in _LAST_MOVE_PLACEHOLDERS:
-            continue
-        chars[column] = GLYPHS[_LAST_MOVE_PLACEHOLDERS.index(char)]
-        if line[column - 2] not in _LAST_MOVE_PLACEHOLDERS:
-            chars[column - 1] = "("
-        if column + 2 >= len(line) or line[column + 2] not in _LAST_MOVE_PLACEHOLDERS:
-            chars[column + 1] = ")"
-    return _BRACKET_ON_LABEL.sub(") ", "".join(chars).rstrip())
-
-
-def _numbers_legend(size: int) -> list[str]:
-    """What the numbers around the hexagon are: each stands at the end of a
-    slant of cells that share that number, never on a cell of its own."""
-    number = size + 1
-    middle = chr(ord("a") + size - 1)
-    return [
-        "The numbers around the board are not cells: each ends a slant of the",
-        f"cells with that number (the {number} right of row a: b{number} to {middle}{number}).",
-    ]
-
-
-class Board:
-    """Everything about one board size that never changes during a game.
-    Cells are indexed in reading order, the order of HexHexGrid.cells."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.grid = HexHexGrid(size)
-        self.cells = self.grid.cells
-        self.labels = tuple(self.grid.label(cell) for cell in self.cells)
-        self.index_of_label = {label: i for i, label in enumerate(self.labels)}
-        self.index_of_cell = {cell: i for i, cell in enumerate(self.cells)}
-        dead = dead_cubes(size)
-        every = range(len(self.cells))
-        self.dead = frozenset(i for i in every if self.grid.cube(self.cells[i]) in dead)
-        self.live = tuple(i for i in every if i not in self.dead)
-        self.empty_board = "".join(DEAD if i in self.dead else EMPTY for i in every)
-        #: direction -> its lines, each a tuple of live cell indices
-        self.lines = {
-            direction: tuple(
-                tuple(self.index_of_cell[c] for c in line if self.index_of_cell[c] not in self.dead)
-                for line in self.grid.lines(direction)
-            )
-            for direction in DIRECTION_TITLES
-        }
-
-    @cached_property
-    def line_readers(self) -> dict[str, tuple[tuple[itemgetter, int], ...]]:
-        """direction -> per line: a getter of its marks from a board string,
-        and the number of stones that win it."""
-        return {
-            direction: tuple((itemgetter(*line), len(line) // 2 + 1) for line in lines)
-            for direction, lines in self.lines.items()
-        }
-
-    @cached_property
-    def placements(self) -> tuple[tuple[Placement, ...], ...]:
-        """placements[a][b] is the turn that takes cells a < b, placements[a][a]
-        the first turn's single stone on a: made once, as the bots list them
-        in every position they search."""
-        every = range(len(self.cells))
-        return tuple(tuple(Placement((a,) if a == b else (a, b), self.size) for b in every) for a in every)
-
-
-@cache
-def board_for(size: int) -> Board:
-    return Board(size)
-
-
-@dataclass(frozen=True)
-class DirectionTally:
-    lines_won: tuple[int, int]
-    open_lines: int
-    holder: int | None
-
-
-@dataclass(frozen=True)
-class MajoritiesState:
-    size: int
-    players: tuple[str, str]
-    #: one character per cell in reading order: EMPTY, DEAD or a SEAT_MARK
-    board: str
-    #: cell indices of the stones placed by the last turn
-    last_move: tuple[int, ...] = ()
-
-    @property
-    def stones_placed(self) -> int:
-        return len(self.board) - self.board.count(EMPTY) - self.board.count(DEAD)
-
-    @property
-    def seat_to_play(self) -> int:
-        # turn 0 places one stone, every later turn two
-        return (self.stones_placed + 1) // 2 % 2
-
-    @property
-    def stones_this_turn(self) -> int:
-        return 1 if self.stones_placed == 0 else 2
-
-
-@dataclass(frozen=True)
-class Placement:
-    """One turn: the cells (indices, in reading order) that take the mover's stones."""
-
-    cells: tuple[int, ...]
-    size: int
-    secret = False
-
-    def __str__(self) -> str:
-        labels = board_for(self.size).labels
-        return ",".join(labels[i] for i in self.cells)
-
-
-@lru_cache(maxsize=4096)
-def tallies(size: int, board: str) -> dict[str, DirectionTally]:
-    """Lines won and holder per direction (shared between callers: do not change it)."""
-    result = {}
-    for direction, lines in board_for(size).line_readers.items():
-        won = [0, 0]
-        for read_line, majority in lines:
-            stones = read_line(board)
-            for seat, mark in enumerate(SEAT_MARKS):
-                if stones.count(mark) >= majority:
-                    won[seat] += 1
-        holder = next((seat for seat in (0, 1) if won[seat] * 2 > len(lines)), None)
-        result[direction] = DirectionTally((won[0], won[1]), len(lines) - won[0] - won[1], holder)
-    return result
 
 
 class Majorities(Game):
@@ -181,7 +34,7 @@ class Majorities(Game):
     playout_moves = 6  # lines still open weigh more than lines held
     min_players = 2
     max_players = 2
-    side_names = ("Black", "White")
+    side_names = SIDE_NAMES
     options = (Option("size", 5, (3, 5, 7), "cells along each edge of the hexagon"),)
 
     # -- the game ----------------------------------------------------------
@@ -192,15 +45,15 @@ class Majorities(Game):
         return MajoritiesState(size, (players[0], players[1]), board_for(size).empty_board)
 
     def to_move(self, state: MajoritiesState) -> frozenset[int]:
-        if self._winner(state) is not None:
+        if winner(state) is not None:
             return frozenset()
         return frozenset({state.seat_to_play})
 
     def read_move(self, state: MajoritiesState, seat: int, text: str) -> Placement:
         outcome = self.outcome(state)
         if outcome is not None:
-            winner = state.players[outcome.winners[0]]
-            raise IllegalMove(f"The game is over: {winner} won {outcome.reason}.")
+            won_by = state.players[outcome.winners[0]]
+            raise IllegalMove(f"The game is over: {won_by} won {outcome.reason}.")
         if seat != state.seat_to_play:
             raise IllegalMove(
                 f"It is not your turn: {state.players[state.seat_to_play]} is to move."
@@ -223,11 +76,11 @@ class Majorities(Game):
         return [placements[a][b] for n, a in enumerate(empty) for b in empty[n + 1 :]]
 
     def outcome(self, state: MajoritiesState) -> Outcome | None:
-        winner = self._winner(state)
-        if winner is None:
+        won_by = winner(state)
+        if won_by is None:
             return None
         counts = tallies(state.size, state.board)
-        held = [direction for direction, tally in counts.items() if tally.holder == winner]
+        held = [direction for direction, tally in counts.items() if tally.holder == won_by]
         scores = tuple(
             float(sum(1 for tally in counts.values() if tally.holder == seat)) for seat in (0, 1)
         )
@@ -235,7 +88,7 @@ class Majorities(Game):
         names = " and ".join([", ".join(titles[:-1]), titles[-1]])
         # a phrase for "Game won by alice: ...", hence no full stop
         held_text = "all 3 directions" if len(held) == 3 else f"{len(held)} of the 3 directions"
-        return Outcome(winners=(winner,), scores=scores, reason=f"{held_text} ({names})")
+        return Outcome(winners=(won_by,), scores=scores, reason=f"{held_text} ({names})")
 
     def tally(self, state: MajoritiesState) -> tuple[float, ...]:
         """Lines won, a held direction counting as many more as it has lines
@@ -245,11 +98,6 @@ class Majorities(Game):
         return tuple(
             float(sum(t.lines_won[seat] + per_direction * (t.holder == seat) for t in counts)) for seat in (0, 1)
         )
-
-    def _winner(self, state: MajoritiesState) -> int | None:
-        # only the mover gains lines, so two players never both reach two directions
-        holders = [tally.holder for tally in tallies(state.size, state.board).values()]
-        return next((seat for seat in (0, 1) if holders.count(seat) >= 2), None)
 
     # -- reading moves -------------------------------------------------------
     def _cell_index(self, state: MajoritiesState, word: str) -> int:
@@ -310,21 +158,11 @@ class Majorities(Game):
     def viewpoint(self, state: MajoritiesState, viewer: int | None) -> int | None:
         return None  # nothing is hidden
 
-    def render(self, state: MajoritiesState, viewer: int | None) -> str:
-        board = board_for(state.size)
-        last = set(state.last_move)
+    def draw(self, state: MajoritiesState, viewer: int | None) -> Drawing:
+        return view.draw(state)
 
-        def glyph(cell: tuple[int, int]) -> str:
-            i = board.index_of_cell[cell]
-            mark = state.board[i]
-            if mark in SEAT_MARKS:
-                seat = SEAT_MARKS.index(mark)
-                return _LAST_MOVE_PLACEHOLDERS[seat] if i in last else GLYPHS[seat]
-            return mark
-
-        hexagon = [_bracket_last_move(line) for line in board.grid.render(glyph)]
-        lines = hexagon + [""] + self._legend(state) + [""] + self._tally_table(state)
-        return "\n".join(lines)
+    def text(self, drawing: Drawing) -> str:
+        return view.text(drawing)
 
     def move_hint(self, state: MajoritiesState) -> str:
         if self.outcome(state) is not None:
@@ -335,39 +173,6 @@ class Majorities(Game):
         if state.stones_this_turn == 1:
             return f"{who} places one stone this turn, like {example}."
         return f"{who} places two stones on empty cells, like {example}."
-
-    def _legend(self, state: MajoritiesState) -> list[str]:
-        sides = "   ".join(
-            f"{GLYPHS[seat]} = {state.players[seat]} ({self.side_names[seat]})" for seat in (0, 1)
-        )
-        lines = [sides, ". = empty   - = dead cell (not part of the board)", *_numbers_legend(state.size)]
-        if state.last_move:
-            labels = board_for(state.size).labels
-            cells = ",".join(labels[i] for i in state.last_move)
-            mover = SEAT_MARKS.index(state.board[state.last_move[0]])
-            lines.append(f"({GLYPHS[mover]}) = last move, {state.players[mover]} {cells}")
-        return lines
-
-    def _tally_table(self, state: MajoritiesState) -> list[str]:
-        counts = tallies(state.size, state.board)
-        names = [f"{GLYPHS[seat]} {state.players[seat]}" for seat in (0, 1)]
-        widths = [max(len(name), 3) for name in names]
-        header = (
-            f"{'Lines won':<10}  {names[0]:>{widths[0]}}  {names[1]:>{widths[1]}}  open  held by"
-        )
-        rows = [header]
-        for direction, tally in counts.items():
-            holder = "-" if tally.holder is None else state.players[tally.holder]
-            rows.append(
-                f"{DIRECTION_TITLES[direction]:<10}  {tally.lines_won[0]:>{widths[0]}}  "
-                f"{tally.lines_won[1]:>{widths[1]}}  {tally.open_lines:>4}  {holder}"
-            )
-        line_count = 2 * state.size - 1
-        rows.append(
-            f"A direction needs {line_count // 2 + 1} of its {line_count} lines; "
-            "the game needs 2 directions."
-        )
-        return rows
 
     # -- storage ---------------------------------------------------------------
     def encode(self, state: MajoritiesState) -> dict[str, Any]:
