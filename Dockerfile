@@ -17,7 +17,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PBMSERV_DATABASE_URL=sqlite:////data/pbmserv.db \
     PBMSERV_MAIL_BACKEND=smtp \
     PBMSERV_MAILDIR=/data/outbox \
-    PBMSERV_LISTEN=0.0.0.0:2525
+    PBMSERV_LISTEN=0.0.0.0:2525 \
+    PBMSERV_WEB_LISTEN=0.0.0.0:8080
 
 # sqlite3 for backups: sqlite3 /data/pbmserv.db ".backup /data/backup.db"
 RUN apt-get update && apt-get install -y --no-install-recommends sqlite3 && rm -rf /var/lib/apt/lists/* \
@@ -31,7 +32,7 @@ COPY deploy/docker/entrypoint /usr/local/bin/pbmserv-entrypoint
 USER pbmserv
 WORKDIR /data
 VOLUME /data
-EXPOSE 2525
+EXPOSE 2525 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s \
     CMD python -c "import smtplib; s = smtplib.SMTP('127.0.0.1', 2525, timeout=4); assert s.noop()[0] == 250; s.quit()"
 ENTRYPOINT ["pbmserv-entrypoint"]

@@ -354,7 +354,7 @@ def main() -> None:
     assert needed <= min(len(s) for s in scripts), "not enough moves per board"
 
     port = free_port()
-    env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
+    env = dict(os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_WEB_LISTEN="",
                PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(workdir / "outbox"),
                PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
                # far above what the run sends one player (some 700 board mails): the cost of the

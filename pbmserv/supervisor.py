@@ -1,7 +1,8 @@
 """`serve`: listens for SMTP in this process, and runs the worker and the
 deliverer in a process each (a core of its own: Python threads would share
-one), restarting either if it dies, and the worker if it is stuck on one
-mail. This process needs no game loaded: the children load them."""
+one), the bots in a third and the web site (on `[web] listen`, unless it is
+empty) in a fourth, restarting one if it dies, and the worker if it is
+stuck on one mail. This process needs no game loaded: the children load them."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from pbmserv.store.key import key_path
 from pbmserv.store.owners import ClaimOwner
 from pbmserv.store.spool import spool_of
 from pbmserv.store.urls import without_password
+from pbmserv.web.serving import listen, site_address
+from pbmserv.web.serving import run as run_site
 
 if TYPE_CHECKING:
     from pbmserv.runtime import Runtime
@@ -132,6 +135,14 @@ def _child_process(
         runtime.close()
 
 
+def _web_process(settings: Settings, listening: socket.socket, parent_pid: int, log_setup: logs.LogSetup) -> None:
+    """The web site, on the socket `serve` listens on: it reads the
+    database through an engine of its own that cannot write."""
+    _die_with(parent_pid)
+    logs.configure(log_setup, "web")
+    run_site(settings, listening)
+
+
 def _give_up(runtime: Runtime, mail: str) -> None:
     """Mark the mail the worker before this one was stuck on failed, with an
     apology, so that this one does not take it up again."""
@@ -181,10 +192,15 @@ async def serve(intake: Intake) -> None:
     def start(role: str, stuck_mail: str | None = None) -> multiprocessing.process.BaseProcess:
         if role == "deliverer":  # the worker takes the claims of the one before over for it
             pipes.claims.renew()
-        process = context.Process(
-            target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
-            name=f"pbmserv-{role}",
-        )
+        if role == "web":  # the site, on the socket made here (a new web process takes it over)
+            process = context.Process(
+                target=_web_process, args=(settings, web_socket, os.getpid(), logs.in_force()), name="pbmserv-web",
+            )
+        else:
+            process = context.Process(
+                target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
+                name=f"pbmserv-{role}",
+            )
         process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
         loop.add_reader(process.sentinel, _exited, process.sentinel)
         started[role] = time.monotonic()
@@ -195,7 +211,13 @@ async def serve(intake: Intake) -> None:
         attention.set()
 
     # listening first: a server that cannot listen starts nothing, and exits
-    server = await start_listener(intake, pipes.wake, host or "127.0.0.1", int(port))
+    web_socket = listen(settings) if settings.web_listen else None
+    try:
+        server = await start_listener(intake, pipes.wake, host or "127.0.0.1", int(port))
+    except BaseException:
+        if web_socket is not None:
+            web_socket.close()
+        raise
     children: dict[str, multiprocessing.process.BaseProcess] = {}
     stopping = asyncio.Event()
 
@@ -207,9 +229,9 @@ async def serve(intake: Intake) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
     try:
-        for role in ("worker", "deliverer", "bots"):
+        for role in ("worker", "deliverer", "bots", *(("web",) if web_socket is not None else ())):
             children[role] = start(role)
-        _log_start(settings, children["worker"].pid, children["deliverer"].pid, children["bots"].pid)
+        _log_start(settings, {role: child.pid for role, child in children.items()})
         log.info("outbox claims of this serve go under the name %s", pipes.claims.by, extra={"claim_owner": pipes.claims.by})
         deferred = False
         while not stopping.is_set():
@@ -242,9 +264,11 @@ async def serve(intake: Intake) -> None:
         except TimeoutError:
             log.warning("SMTP sessions still open at stop; closing them")
         # the deliverer first: the worker writes what it handed back last before it leaves
-        for role in ("bots", "deliverer", "worker"):
+        for role in ("web", "bots", "deliverer", "worker"):
             if role in children:
                 await _stop_child(children[role])
+        if web_socket is not None:
+            web_socket.close()
         log.info("pbmserv stopped; %s", ", ".join(
             f"{role} pid {child.pid} exit code {child.exitcode}" for role, child in children.items()
         ))
@@ -259,17 +283,19 @@ async def _stop_child(child: multiprocessing.process.BaseProcess) -> None:
         await asyncio.to_thread(child.join)
 
 
-def _log_start(settings: Settings, worker_pid: int | None, deliverer_pid: int | None, bots_pid: int | None) -> None:
+def _log_start(settings: Settings, pids: dict[str, int | None]) -> None:
     """The settings an operator looks for first, the database password hidden."""
     database = without_password(settings.database_url)
     where = {"smtp": f" to {settings.relay}", "maildir": f" {settings.maildir}"}.get(settings.mail_backend, "")
     mail = settings.mail_backend + where
+    web = f"; web site {site_address(settings)} pid {pids['web']}" if "web" in pids else ""
     log.info(
-        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s, bots pid %s",
-        settings.listen, settings.address, database, mail, key_path(settings), worker_pid, deliverer_pid, bots_pid,
+        "pbmserv listening on %s for %s; database %s; mail %s; key file %s; worker pid %s, deliverer pid %s, bots pid %s%s",
+        settings.listen, settings.address, database, mail, key_path(settings), pids["worker"], pids["deliverer"], pids["bots"],
+        web,
         extra={
             "listen": settings.listen, "address": settings.address, "database": database, "mail": mail,
-            "key_file": str(key_path(settings)), "worker_pid": worker_pid, "deliverer_pid": deliverer_pid,
-            "bots_pid": bots_pid,
+            "key_file": str(key_path(settings)), "worker_pid": pids["worker"], "deliverer_pid": pids["deliverer"],
+            "bots_pid": pids["bots"], **({"web": site_address(settings), "web_pid": pids["web"]} if "web" in pids else {}),
         },
     )

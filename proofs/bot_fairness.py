@@ -84,7 +84,7 @@ class Serve:
         self.log = directory / "serve.log"
         self.env = {key: value for key, value in os.environ.items() if not key.startswith("PBMSERV_")}
         self.env.update({
-            "PBMSERV_DATABASE_URL": url, "PBMSERV_LISTEN": f"127.0.0.1:{self.port}", "PBMSERV_MAIL_BACKEND": "maildir",
+            "PBMSERV_DATABASE_URL": url, "PBMSERV_LISTEN": f"127.0.0.1:{self.port}", "PBMSERV_WEB_LISTEN": "", "PBMSERV_MAIL_BACKEND": "maildir",
             "PBMSERV_MAILDIR": str(directory / "outbox"), "PBMSERV_KEY_FILE": str(directory / "pbmserv.key"),
             "PBMSERV_CHALLENGES_PER_HOUR": "1000",
         })

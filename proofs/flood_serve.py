@@ -44,7 +44,7 @@ def environment(url: str, workdir: Path, port: int, relay_port: int) -> dict[str
     but no intake rate per sender: the player moves at machine speed, and the flood is to reach the worker
     (proofs/storage_flood.py proves those rates)."""
     return dict(
-        os.environ, PBMSERV_DATABASE_URL=url, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_MAIL_BACKEND="smtp",
+        os.environ, PBMSERV_DATABASE_URL=url, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_WEB_LISTEN="", PBMSERV_MAIL_BACKEND="smtp",
         PBMSERV_RELAY=f"127.0.0.1:{relay_port}", PBMSERV_KEY_FILE=str(workdir / "key"),
         PBMSERV_SENDER_MAILS_PER_HOUR="0", PBMSERV_SENDER_MIB_PER_HOUR="0",
     )

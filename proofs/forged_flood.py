@@ -123,7 +123,7 @@ class Serve:
         self.log = directory / "serve.log"
         env = {key: value for key, value in os.environ.items() if not key.startswith("PBMSERV_")}
         env.update({
-            "PBMSERV_DATABASE_URL": url, "PBMSERV_LISTEN": f"127.0.0.1:{self.port}", "PBMSERV_MAIL_BACKEND": "maildir",
+            "PBMSERV_DATABASE_URL": url, "PBMSERV_LISTEN": f"127.0.0.1:{self.port}", "PBMSERV_WEB_LISTEN": "", "PBMSERV_MAIL_BACKEND": "maildir",
             "PBMSERV_MAILDIR": str(directory / "outbox"), "PBMSERV_KEY_FILE": str(key_file),
         })
         self.process = start(env, self.log, self.port)

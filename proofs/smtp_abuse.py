@@ -301,7 +301,7 @@ def main() -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="pbmserv-smtp-abuse-"))
     port = free_port()
-    env = dict(os.environ, PBMSERV_DATABASE_URL=f"sqlite:///{workdir / 'proof.db'}", PBMSERV_LISTEN=f"127.0.0.1:{port}",
+    env = dict(os.environ, PBMSERV_DATABASE_URL=f"sqlite:///{workdir / 'proof.db'}", PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_WEB_LISTEN="",
                PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(workdir / "outbox"), PBMSERV_KEY_FILE=str(workdir / "key"),
                PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
                PBMSERV_COMMAND_SECONDS=str(command_seconds), PBMSERV_SESSION_SECONDS=str(session_seconds),

@@ -40,7 +40,7 @@ class Serve:
         self.port = free_port()
         self.maildir = workdir / "outbox"
         self.env = dict(
-            os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{self.port}",
+            os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{self.port}", PBMSERV_WEB_LISTEN="",
             PBMSERV_MAIL_BACKEND="maildir", PBMSERV_MAILDIR=str(self.maildir), PBMSERV_KEY_FILE=str(workdir / "key"),
             PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",
             PBMSERV_CHALLENGES_PER_HOUR="1000000",

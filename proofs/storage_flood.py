@@ -351,7 +351,7 @@ def start_serve(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[b
     """serve on a free loopback port (with the settings in `env`), and that port, once it listens."""
     port = free_port()
     with open(log_path, "ab") as log:
-        server = subprocess.Popen([PBMSERV, "serve"], env=dict(env, PBMSERV_LISTEN=f"127.0.0.1:{port}"), stdout=log,
+        server = subprocess.Popen([PBMSERV, "serve"], env=dict(env, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_WEB_LISTEN=""), stdout=log,
                                   stderr=subprocess.STDOUT)
     for _ in range(600):
         try:

@@ -59,7 +59,7 @@ def server_env(database_url: str, workdir: Path, name: str, port: int, relay: in
     has no relay); the database and the server's key (which opens mail
     another server sealed) shared."""
     return dict(
-        os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}",
+        os.environ, PBMSERV_DATABASE_URL=database_url, PBMSERV_LISTEN=f"127.0.0.1:{port}", PBMSERV_WEB_LISTEN="",
         PBMSERV_MAIL_BACKEND="maildir" if relay is None else "smtp", PBMSERV_RELAY="" if relay is None else f"127.0.0.1:{relay}",
         PBMSERV_MAILDIR=str(workdir / name / "outbox"), PBMSERV_KEY_FILE=str(workdir / "key"),
         PBMSERV_REPLIES_PER_HOUR="1000000", PBMSERV_ERROR_REPLIES_PER_HOUR="1000000",

@@ -42,6 +42,7 @@ class ServeProcess:
         self.env.update({
             "PBMSERV_DATABASE_URL": database_url,
             "PBMSERV_LISTEN": f"127.0.0.1:{self.port}",
+            "PBMSERV_WEB_LISTEN": "",  # no site unless a test asks for one: no two serves on port 8080
             "PBMSERV_MAIL_BACKEND": "maildir",
             "PBMSERV_MAILDIR": str(self.maildir),
             "PBMSERV_KEY_FILE": str(workdir / "pbmserv.key"),  # required with PostgreSQL; shared by a workdir's servers

@@ -33,6 +33,7 @@ def env_for(workdir: Path, **settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBMSERV_") or k.startswith("PBMSERV_TEST_")}
     env.update({
         "PBMSERV_MAILDIR": str(workdir / "outbox"),
+        "PBMSERV_WEB_LISTEN": "",  # no site: these tests are about the SMTP side, and must not contend for port 8080
         "PBMSERV_PASSWORD_TIME_COST": "1",
         "PBMSERV_PASSWORD_MEMORY_KIB": "1024",
         "PYTHONPATH": str(REPO),

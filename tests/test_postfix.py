@@ -226,7 +226,7 @@ def test_relay_to_serve_and_replies_out_through_postfix(public_dir: Path, tmp_pa
         config = settings_file(tmp_path / "pbmserv.toml", tmp_path, postfix.port, serve_port)
         with open(tmp_path / "serve.log", "wb") as log:
             serve = subprocess.Popen(
-                [BIN / "pbmserv", "--config", str(config), "serve"], env=environment(PBMSERV_POLL_SECONDS="0.2"),
+                [BIN / "pbmserv", "--config", str(config), "serve"], env=environment(PBMSERV_POLL_SECONDS="0.2", PBMSERV_WEB_LISTEN=""),
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         try:

@@ -11,7 +11,7 @@ import click
 
 from pbmserv import logs
 from pbmserv.cli import EX_DATAERR, EX_NOUSER, EX_TEMPFAIL, Tool, check_key, config_option
-from pbmserv.config import LOG_FORMATS, Settings, load_settings
+from pbmserv.config import LOG_FORMATS, ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
     from pbmserv.drainer import DrainLock
@@ -206,7 +206,9 @@ def deliver(settings: Settings, once: bool, interval: float) -> None:
 @cli.command()
 @click.pass_obj
 def serve(settings: Settings) -> None:
-    """Listen for SMTP; process mail and deliver replies in two worker processes."""
+    """Listen for SMTP; process mail and deliver replies in two worker
+    processes, play the bots in a third and serve the web site on
+    [web] listen (PBMSERV_WEB_LISTEN; "" for none) in a fourth."""
     import asyncio
 
     from pbmserv.store.database import upgrade
@@ -220,6 +222,28 @@ def serve(settings: Settings) -> None:
         asyncio.run(serve_forever(intake))
     finally:
         intake.close()
+
+
+@cli.command()
+@click.pass_obj
+def web(settings: Settings) -> None:
+    """Serve the read-only web site alone, on [web] listen
+    (PBMSERV_WEB_LISTEN): the boards, players, standings and rules, as
+    anybody may see them. For a server fed by `receive`, or a machine of
+    its own reading the database; `serve` runs the site itself."""
+    from pbmserv.store.database import require_current_schema
+    from pbmserv.store.urls import without_password
+    from pbmserv.web.serving import listen, run, site_address
+
+    if not settings.web_listen:
+        raise ConfigError("[web] listen (PBMSERV_WEB_LISTEN) is empty: set it to host:port, e.g. 127.0.0.1:8080")
+    require_current_schema(settings.database_url, settings.database_busy_seconds)
+    listening = listen(settings)
+    logging.getLogger("pbmserv").info(
+        "pbmserv web site on %s; database %s", site_address(settings), without_password(settings.database_url),
+        extra={"web": site_address(settings), "database": without_password(settings.database_url)},
+    )
+    run(settings, listening)
 
 
 def main() -> None:

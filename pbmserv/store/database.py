@@ -28,11 +28,12 @@ if TYPE_CHECKING:  # Alembic is imported only where the schema is made or change
 
 log = logging.getLogger(__name__)
 
-def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) -> Engine:
+def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True, read_only: bool = False) -> Engine:
     """The engine for `url`; without `prepared`, every statement goes through
     `Connection.execute` (`store.prepared`: for echo and bisecting). Its
     errors never show a statement's parameters (a mail, a comment): they
-    reach the log with a traceback."""
+    reach the log with a traceback. With `read_only` the database itself
+    refuses every change made through it (the web site's)."""
     url = normalise_url(url)
     options = {} if prepared else {PLAIN: True}
     if make_url(url).get_backend_name() == "sqlite":
@@ -43,18 +44,19 @@ def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True) 
             url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection}, execution_options=options,
             hide_parameters=True,
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, read_only)
         return engine
     # the same bound on PostgreSQL: a connection that cannot be made, or a
     # lock that another process holds too long, is an error (intake answers
     # 451, the worker retries its batch), not a wait without end
     return create_engine(url, pool_pre_ping=True, execution_options=options, hide_parameters=True, connect_args={
         "connect_timeout": max(2, round(busy_seconds)),
-        "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}",
+        "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}"
+        + (" -c default_transaction_read_only=on" if read_only else ""),
     })
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, read_only: bool) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         # let SQLAlchemy, not the driver, decide when transactions begin
@@ -66,6 +68,8 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA secure_delete=ON")  # deleted and overwritten mail (passwords) is zeroed in the file
+        if read_only:
+            cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")

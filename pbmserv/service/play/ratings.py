@@ -5,16 +5,18 @@ average), after that Elo with K = 32; a board rated as it finishes."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbmserv.service.bots.seats import is_bot
 from pbmserv.service.play import views
 from pbmserv.service.play.board import Board, played_moves
 from pbmserv.service.play.replays import SERVER_MOVES
-from pbmserv.service.processing.context import Context
-from pbmserv.store import following
+from pbmserv.service.processing.context import Context, as_utc
+from pbmserv.store import following, records
 from pbmserv.store.following import RatingRecord
+from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord
 
 START_RATING = 1600
@@ -121,9 +123,51 @@ def _rating_of(ctx: Context, userid: str, game_type: str) -> RatingRecord:
 
 
 # -- standings -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Standing:
+    """One line of a game type's standings: a rated player, or one seeking
+    games who has no rating yet (at the start rating, no games)."""
+
+    userid: str
+    rating: int
+    won: int
+    lost: int
+    drawn: int
+    #: the player's running boards of the type, and the most they take at once (0: no limit)
+    active: int
+    limit: int
+    seeking: int
 
 
+#: the groups of the standings, in order, and what puts a player in each
+STANDING_GROUPS = {
+    "established": f"Established ({PROVISIONAL_GAMES} or more rated games)",
+    "provisional": f"Provisional (fewer than {PROVISIONAL_GAMES} rated games)",
+    "inactive": f"Inactive (no finished game for {INACTIVE_DAYS} days)",
+}
 
 
-# -- history -----------------------------------------------------------------------
+def standings(connection: Connection, game_type: str, now: datetime) -> dict[str, list[Standing]]:
+    """Every rated player of the game type and every player seeking games,
+    by rating, in the groups of STANDING_GROUPS."""
+    rated = following.ratings_in_game(connection, game_type)
+    policy_of = following.policies_in_game(connection, game_type)
+    seekers = [userid for userid, p in policy_of.items() if p.seeking > 0 and userid not in rated]
+    playing: Counter[str] = Counter(userid for board in records.running_boards(connection, game_type) for userid in board.seats)
+    inactive_since = now - timedelta(days=INACTIVE_DAYS)
+    groups: dict[str, list[Standing]] = {group: [] for group in STANDING_GROUPS}
+    entries = [(r.rating, userid, r) for userid, r in rated.items()] + [(START_RATING, u, None) for u in seekers]
+    for rating, userid, row in sorted(entries, key=lambda e: (-e[0], e[1])):
+        policy = policy_of.get(userid)
+        won, lost, drawn = (row.won, row.lost, row.drawn) if row else (0, 0, 0)
+        standing = Standing(
+            userid, rating, won, lost, drawn, playing[userid], policy.game_limit if policy else 0, policy.seeking if policy else 0,
+        )
+        if row is not None and as_utc(row.last_game_at) < inactive_since:
+            groups["inactive"].append(standing)
+        elif row is not None and row.games >= PROVISIONAL_GAMES:
+            groups["established"].append(standing)
+        else:
+            groups["provisional"].append(standing)
+    return groups
 

@@ -13,7 +13,7 @@ from pbmserv.service.commands import proposals
 from pbmserv.service.commands.accounts import mail_addresses
 from pbmserv.service.commands.policies import counted
 from pbmserv.service.commands.vacations import DAY, vacation_end
-from pbmserv.service.play import board_mails, playing, views
+from pbmserv.service.play import board_mails, deadlines, playing, views
 from pbmserv.service.play.board import Board, save
 from pbmserv.service.processing.context import Context, Reply, as_utc
 from pbmserv.store import records, users
@@ -41,14 +41,7 @@ def end_used_up_vacations(ctx: Context) -> tuple[list[Reply], list[str]]:
 def lateness(ctx: Context, board: BoardRecord, userid: str) -> timedelta | None:
     """How long the board has waited for the player's move, vacations not
     counted; None while the player is on vacation."""
-    since = as_utc(board.updated_at)
-    user = ctx.known_user(userid)
-    away = timedelta()
-    for v in users.vacations_of(ctx.connection, user.id):
-        if v.ended_at is None:
-            return None
-        away += max(min(as_utc(v.ended_at), ctx.now) - max(as_utc(v.started_at), since), timedelta())
-    return ctx.now - since - away
+    return deadlines.lateness(board.updated_at, users.vacations_of(ctx.connection, ctx.known_user(userid).id), ctx.now)
 
 
 def _nag_due(ctx: Context, board: BoardRecord, late: timedelta, nag_days: int) -> bool:

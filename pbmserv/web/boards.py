@@ -1,0 +1,205 @@
+"""A board as the site shows it: the public view of its position after
+any number of its moves, its public move list, its players and what
+waits for them. Plain functions over a read-only connection; the
+handlers (`web.routes`) only lay them out.
+
+Every position is the game's `draw(state, None)`, the public drawing,
+and every move list shows a secret move as `(secret)` until the game is
+over, as `show` does: nothing here is any player's own view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbmserv.gamekit import Drawing, Game
+from pbmserv.service.bots.seats import is_bot
+from pbmserv.service.play import replays, views
+from pbmserv.service.play.deadlines import Deadline, deadline
+from pbmserv.service.processing.catalog import Catalog
+from pbmserv.store import following, records, site, users
+from pbmserv.store.handles import Connection
+from pbmserv.store.records import BoardRecord, MoveRecord
+
+
+class NotFound(Exception):
+    """What a page asked for is not there; the message says what is, for the 404 page."""
+
+
+@dataclass(frozen=True)
+class BoardLine:
+    """A board in a list: its game, number, players and state in a few words."""
+
+    game: str
+    title: str
+    board: int
+    players: tuple[str, ...]
+    status: str
+    moves: int
+    updated_at: datetime
+    running: bool
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """A player of a board: their side, their rating in the game (None: not rated yet), whether they are to move."""
+
+    userid: str
+    side: str
+    rating: int | None
+    to_move: bool
+
+
+@dataclass(frozen=True)
+class ListedMove:
+    """A move as everybody may see it (a secret one as `(secret)` until the game is over)."""
+
+    number: int
+    player: str
+    text: str
+    played_at: datetime
+
+
+@dataclass(frozen=True)
+class Position:
+    """A board's public position after its first `at` moves."""
+
+    game: Game
+    record: BoardRecord
+    at: int
+    state: Any
+    drawing: Drawing
+
+    @property
+    def text(self) -> str:
+        """The public text board (`Game.render` of the same drawing)."""
+        return self.game.text(self.drawing).rstrip("\n")
+
+    @property
+    def latest(self) -> bool:
+        return self.at == self.record.move_count
+
+    @property
+    def to_move(self) -> list[str]:
+        """Who is to move in this position (nobody once the board is over)."""
+        if self.record.result is not None and self.latest:
+            return []
+        return views.to_move_names(self.game, self.record, self.state)
+
+    @property
+    def status(self) -> str:
+        """How a finished board ended, at its last position; else whose turn it is."""
+        if self.latest:
+            return views.status_line(self.game, self.record, self.state)
+        return f"It is {views.names_and([name + chr(39) + 's' for name in self.to_move])} turn."  # as status_line words it
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """All the board page shows."""
+
+    position: Position
+    seats: tuple[SeatLine, ...]
+    moves: tuple[ListedMove, ...]
+    #: what waits for the players to move, at a running board's latest position (bots have none)
+    deadlines: tuple[Deadline, ...]
+
+    @property
+    def title(self) -> str:
+        return views.title_line(self.position.game, self.position.record)
+
+
+def game_of(catalog: Catalog, name: str) -> Game:
+    if name not in catalog:
+        raise NotFound(f"This server has no game called {name!r}. The games it offers are listed on the first page.")
+    return catalog.get(name)
+
+
+def board_record(connection: Connection, game: Game, number: int) -> BoardRecord:
+    record = records.find_board(connection, game.name, number)
+    if record is None:
+        raise NotFound(f"There is no {game.title} board {number}. The {game.title} page lists the boards there are.")
+    return record
+
+
+def checked_move(record: BoardRecord, at: int | None) -> int:
+    """The position asked for, as a number of moves: the latest when None."""
+    if at is None:
+        return record.move_count
+    if not 0 <= at <= record.move_count:
+        raise NotFound(f"Board {record.board} has {record.move_count} moves, so there is no position after move {at}.")
+    return at
+
+
+def position(connection: Connection, game: Game, record: BoardRecord, at: int) -> Position:
+    """The board's public position after its first `at` moves (0 to its move count)."""
+    if at == record.move_count:
+        state = game.decode(record.state)
+    else:
+        state = replays.replay(game, record, records.played_moves(connection, record.id, at))
+    return Position(game, record, at, state, game.draw(state, None))
+
+
+def public_moves(game: Game, record: BoardRecord, moves: list[MoveRecord]) -> tuple[ListedMove, ...]:
+    over = record.result is not None
+    return tuple(
+        ListedMove(move.number, record.seats[move.seat], views.move_text_for(move, None, over), move.created_at)
+        for move in moves
+    )
+
+
+def board_view(connection: Connection, game: Game, number: int, at: int | None, now: datetime) -> BoardView:
+    record = board_record(connection, game, number)
+    shown = position(connection, game, record, checked_move(record, at))
+    rated = following.ratings_in_game(connection, game.name)
+    moving = set(shown.to_move)
+    seats = tuple(
+        SeatLine(userid, game.side_names[seat] if seat < len(game.side_names) else "",
+                 rated[userid].rating if userid in rated else None, userid in moving)
+        for seat, userid in enumerate(record.seats)
+    )
+    waiting: tuple[Deadline, ...] = ()
+    if record.result is None and shown.latest:
+        waiting = tuple(
+            deadline(record, userid, users.vacations_of(connection, user_id), now)
+            for userid in shown.to_move if (user_id := _account_id(connection, userid)) is not None
+        )
+    moves = public_moves(game, record, records.board_moves(connection, record.id))
+    return BoardView(shown, seats, moves, waiting)
+
+
+def _account_id(connection: Connection, userid: str) -> int | None:
+    """A player's account id; None for a bot, which is never reminded nor forfeits."""
+    return None if is_bot(userid) else site.user_id_of(connection, userid)
+
+
+def board_line(catalog: Catalog, record: BoardRecord) -> BoardLine | None:
+    """A board in a list (None for a board of a game this server no longer offers)."""
+    if record.game_type not in catalog:
+        return None
+    game = catalog.get(record.game_type)
+    status = views.short_status(game, record, game.decode(record.state) if record.result is None else None)
+    return BoardLine(
+        game.name, game.title, record.board, tuple(record.seats), status, record.move_count, record.updated_at,
+        record.result is None,
+    )
+
+
+def board_lines(catalog: Catalog, found: list[BoardRecord]) -> list[BoardLine]:
+    return [line for record in found if (line := board_line(catalog, record)) is not None]
+
+
+def public_record(game: Game, record: BoardRecord, moves: tuple[ListedMove, ...], status: str) -> str:
+    """The game record as text: the board, its options, players and result, and every move with its time."""
+    options = " ".join(f"-{name}" + ("" if value is None else f"={value}") for name, value in sorted(record.options.items())) or "(none)"
+    lines = [
+        views.title_line(game, record),
+        f"Game: {game.name}    Board: {record.board}    Options: {options}",
+        f"Started: {record.created_at:%Y-%m-%d %H:%M} UTC    Moves: {record.move_count}",
+        status,
+        "",
+        *(f"{move.number:>4}. {move.played_at:%Y-%m-%d %H:%M}  {move.player} {move.text}" for move in moves),
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,57 @@
+"""Serving the site: the socket on `[web] listen`, made first (by `pbmserv
+web`, or by `serve` before it starts its web process, which a restart
+hands the same socket), and uvicorn answering on it."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import socket
+
+from pbmserv.config import ConfigError, Settings, TryAgainLater
+
+log = logging.getLogger(__name__)
+
+#: connections waiting to be taken, as the SMTP listener's
+LISTEN_BACKLOG = 1024
+
+
+def site_address(settings: Settings) -> str:
+    """Where the site answers, as a browser on this machine would write it."""
+    return f"http://{settings.web_listen}/"
+
+
+def listen(settings: Settings) -> socket.socket:
+    """The listening socket of the site. An address in use is worth trying
+    again (an earlier server may be stopping); one this machine cannot
+    have is a setting to change."""
+    host, _, port = settings.web_listen.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, int(port)), family=family, backlog=LISTEN_BACKLOG)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise TryAgainLater(
+                f"cannot listen on {settings.web_listen} for the web site: the address is in use (by another pbmserv?); "
+                "stop that, or set [web] listen or PBMSERV_WEB_LISTEN to another port, or to \"\" for no web site"
+            ) from error
+        reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror
+        raise ConfigError(f"cannot listen on {settings.web_listen} for the web site ([web] listen or PBMSERV_WEB_LISTEN): {reason}") from error
+
+
+def run(settings: Settings, listening: socket.socket) -> None:
+    """Answer on `listening` until SIGTERM or SIGINT, which let the requests under way finish."""
+    import signal
+
+    import uvicorn
+
+    from pbmserv.web.app import make_app
+
+    if not logging.getLogger().isEnabledFor(logging.DEBUG):  # its start and stop lines, but for -v: pbmserv logs its own
+        logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    # uvicorn stops on SIGTERM, then raises it again for the handler it found: this one, so that a stop ends with 0
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    config = uvicorn.Config(make_app(settings), log_config=None, access_log=False, server_header=False, lifespan="on")
+    uvicorn.Server(config).run(sockets=[listening])
