@@ -316,11 +316,11 @@ def _one_mark(mark: Mark, unit: int, inks: tuple[Ink, ...]) -> list[Shape]:
         square = ((-half, -half), (half, -half), (half, half), (-half, half))
         return [Polygon(square, Paint(ink.fill, ink.edge, outline), Role.MARK)]
     if mark.kind is Kind.MARKER:
-        badge = (0.28 * unit, -0.28 * unit)
+        badge = (0.25 * unit, -0.25 * unit)  # inside the cell: a neighbour's tile, pasted later, must not cover it
         return [
             Circle(centre, 0.44 * unit, Paint(None, ink.line, max(2.0, round(0.07 * unit))), Role.MARK),
-            Circle(badge, 0.22 * unit, Paint(PAGE, ink.line, outline), Role.MARK),
-            Text(badge, mark.glyph, max(9, round(unit * 0.32)), ink.line, Role.MARK, bold=True),
+            Circle(badge, 0.2 * unit, Paint(PAGE, ink.line, outline), Role.MARK),
+            Text(badge, mark.glyph, max(9, round(unit * 0.3)), ink.line, Role.MARK, bold=True),
         ]
     return _hatching(unit)
 
