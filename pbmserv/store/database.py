@@ -28,28 +28,34 @@ if TYPE_CHECKING:  # Alembic is imported only where the schema is made or change
 
 log = logging.getLogger(__name__)
 
-def make_engine(url: str, busy_seconds: float = 10.0, *, prepared: bool = True, read_only: bool = False) -> Engine:
+def make_engine(
+    url: str, busy_seconds: float = 10.0, *, prepared: bool = True, read_only: bool = False, connections: int | None = None,
+) -> Engine:
     """The engine for `url`; without `prepared`, every statement goes through
     `Connection.execute` (`store.prepared`: for echo and bisecting). Its
     errors never show a statement's parameters (a mail, a comment): they
     reach the log with a traceback. With `read_only` the database itself
-    refuses every change made through it (the web site's)."""
+    refuses every change made through it (the web site's). With
+    `connections` its pool keeps that many connections open and makes no
+    more (for as many threads: SQLAlchemy's default keeps 5 and makes and
+    closes up to 10 more, which costs more than a page's reads)."""
     url = normalise_url(url)
     options = {} if prepared else {PLAIN: True}
+    pooling: dict[str, Any] = {} if connections is None else {"pool_size": connections, "max_overflow": 0}
     if make_url(url).get_backend_name() == "sqlite":
         path = sqlite_file(url)
         if path is not None:
             require_directory(path)
         engine = create_engine(
             url, connect_args={"timeout": busy_seconds, "factory": SQLiteConnection}, execution_options=options,
-            hide_parameters=True,
+            hide_parameters=True, **pooling,
         )
         _configure_sqlite(engine, read_only)
         return engine
     # the same bound on PostgreSQL: a connection that cannot be made, or a
     # lock that another process holds too long, is an error (intake answers
     # 451, the worker retries its batch), not a wait without end
-    return create_engine(url, pool_pre_ping=True, execution_options=options, hide_parameters=True, connect_args={
+    return create_engine(url, pool_pre_ping=True, execution_options=options, hide_parameters=True, **pooling, connect_args={
         "connect_timeout": max(2, round(busy_seconds)),
         "options": f"-c lock_timeout={max(1, round(busy_seconds * 1000))}"
         + (" -c default_transaction_read_only=on" if read_only else ""),

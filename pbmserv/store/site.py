@@ -40,3 +40,12 @@ def ratings_of(connection: Connection, user_id: int) -> list[RatingRecord]:
     """The account's rating in every game type it has one in, by game type."""
     query = select(*_RATING_COLUMNS).where(RATINGS.c.user_id == user_id).order_by(RATINGS.c.game_type)
     return [RatingRecord(*row) for row in connection.execute(query)]
+
+
+def ratings_of_players(connection: Connection, game_type: str, userids: list[str]) -> dict[str, int]:
+    """The ratings in `game_type` of those of `userids` that have one, by userid (a board's players: not the game's every rating)."""
+    query = (
+        select(USERS.c.userid, RATINGS.c.rating).join(USERS, USERS.c.id == RATINGS.c.user_id)
+        .where(RATINGS.c.game_type == game_type, USERS.c.userid.in_(userids))
+    )
+    return {userid: rating for userid, rating in connection.execute(query)}

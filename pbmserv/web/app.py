@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from anyio import to_thread
 from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -26,7 +27,8 @@ from pbmserv.service.processing.context import as_utc
 from pbmserv.store.database import make_engine
 from pbmserv.store.handles import Engine
 from pbmserv.web import routes
-from pbmserv.web.boards import NotFound
+from pbmserv.web.boards import NotFound, shown_time
+from pbmserv.web.caching import Bodies
 
 #: no script, no frame, no form, nothing from elsewhere: the site's own pictures and style sheet only
 CONTENT_SECURITY_POLICY = (
@@ -39,17 +41,22 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
+#: the threads that run the handlers (Starlette's pool, 40 by default), each with a
+#: connection of its own: the work is mostly Python's, which more threads only queue up for
+HANDLER_THREADS = 8
 
 
 @dataclass(frozen=True)
 class Site:
-    """What every handler reads through: the settings, a read-only engine, the games, the clock, the templates."""
+    """What every handler reads through: the settings, a read-only engine, the games, the clock, the templates,
+    the bodies made (`caching.Bodies`)."""
 
     settings: Settings
     engine: Engine
     catalog: Catalog
     clock: Clock
     templates: Environment
+    bodies: Bodies
 
     def page(self, request: Request, template: str, **values: object) -> str:
         return self.templates.get_template(template).render(request=request, games=self.catalog.names(), **values)
@@ -79,8 +86,11 @@ class SecurityHeaders:
 
 
 def templates() -> Environment:
-    environment = Environment(loader=PackageLoader("pbmserv.web", "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True)
-    environment.filters["when"] = lambda moment: f"{as_utc(moment):%Y-%m-%d %H:%M} UTC"
+    """The pages' templates, each compiled once (never looked at again on the disk: `auto_reload`)."""
+    environment = Environment(
+        loader=PackageLoader("pbmserv.web", "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
+    )
+    environment.filters["when"] = shown_time
     environment.filters["path"] = lambda part: quote(str(part), safe="")
     environment.filters["rfc3339"] = lambda moment: as_utc(moment).isoformat(timespec="seconds")
     return environment
@@ -88,11 +98,12 @@ def templates() -> Environment:
 
 def make_app(settings: Settings, catalog: Catalog | None = None, clock: Clock = utc_now) -> Starlette:
     """The site for `settings`' database, reading it through an engine that cannot write."""
-    engine = make_engine(settings.database_url, settings.database_busy_seconds, read_only=True)
-    site = Site(settings, engine, catalog or Catalog.installed(settings.extra_games), clock, templates())
+    engine = make_engine(settings.database_url, settings.database_busy_seconds, read_only=True, connections=HANDLER_THREADS)
+    site = Site(settings, engine, catalog or Catalog.installed(settings.extra_games), clock, templates(), Bodies())
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        to_thread.current_default_thread_limiter().total_tokens = HANDLER_THREADS
         yield
         engine.dispose()
 

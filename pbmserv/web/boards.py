@@ -19,7 +19,8 @@ from pbmserv.service.bots.seats import is_bot
 from pbmserv.service.play import replays, views
 from pbmserv.service.play.deadlines import Deadline, deadline
 from pbmserv.service.processing.catalog import Catalog
-from pbmserv.store import following, records, site, users
+from pbmserv.service.processing.context import as_utc
+from pbmserv.store import records, site, users
 from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord, MoveRecord
 
@@ -111,6 +112,11 @@ class BoardView:
         return views.title_line(self.position.game, self.position.record)
 
 
+def shown_time(moment: datetime | None) -> str:
+    """A time as the pages show it: to the minute, in UTC."""
+    return f"{as_utc(moment):%Y-%m-%d %H:%M} UTC" if moment is not None else ""
+
+
 def game_of(catalog: Catalog, name: str) -> Game:
     if name not in catalog:
         raise NotFound(f"This server has no game called {name!r}. The games it offers are listed on the first page.")
@@ -150,24 +156,55 @@ def public_moves(game: Game, record: BoardRecord, moves: list[MoveRecord]) -> tu
     )
 
 
-def board_view(connection: Connection, game: Game, number: int, at: int | None, now: datetime) -> BoardView:
+@dataclass(frozen=True)
+class PageFacts:
+    """What a board page shows that can change, read in a few small reads
+    and before the page is made: the board's row, whose version moves on
+    with every change of the board (its moves, an undo, a reminder, the
+    end and so the secrets shown), the position asked for, the players'
+    ratings (which other boards change) and what waits for them (which
+    vacations and the clock change). `key` names the page: what else it
+    shows is the game's, the same while the server runs."""
+
+    record: BoardRecord
+    at: int
+    ratings: tuple[int | None, ...]
+    #: what waits for the players to move, at a running board's latest position (bots have none)
+    deadlines: tuple[Deadline, ...]
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The facts as the page shows them: deadlines to the minute, so that the page of a minute is one page."""
+        record = self.record
+        times = [(d.userid, d.paused or (shown_time(d.reminder), shown_time(d.forfeit))) for d in self.deadlines]
+        return (record.id, record.version, record.move_count, self.at, self.ratings, times)
+
+
+def page_facts(connection: Connection, game: Game, number: int, at: int | None, now: datetime) -> PageFacts:
+    """The facts of board `number`'s page at position `at` (None: the latest) at `now`."""
     record = board_record(connection, game, number)
-    shown = position(connection, game, record, checked_move(record, at))
-    rated = following.ratings_in_game(connection, game.name)
-    moving = set(shown.to_move)
-    seats = tuple(
-        SeatLine(userid, game.side_names[seat] if seat < len(game.side_names) else "",
-                 rated[userid].rating if userid in rated else None, userid in moving)
-        for seat, userid in enumerate(record.seats)
-    )
+    at = checked_move(record, at)
+    rated = site.ratings_of_players(connection, game.name, record.seats)
     waiting: tuple[Deadline, ...] = ()
-    if record.result is None and shown.latest:
+    if record.result is None and at == record.move_count:
         waiting = tuple(
             deadline(record, userid, users.vacations_of(connection, user_id), now)
-            for userid in shown.to_move if (user_id := _account_id(connection, userid)) is not None
+            for userid in views.to_move_names(game, record, game.decode(record.state))
+            if (user_id := _account_id(connection, userid)) is not None
         )
+    return PageFacts(record, at, tuple(rated.get(userid) for userid in record.seats), waiting)
+
+
+def board_view(connection: Connection, game: Game, facts: PageFacts) -> BoardView:
+    record = facts.record
+    shown = position(connection, game, record, facts.at)
+    moving = set(shown.to_move)
+    seats = tuple(
+        SeatLine(userid, game.side_names[seat] if seat < len(game.side_names) else "", facts.ratings[seat], userid in moving)
+        for seat, userid in enumerate(record.seats)
+    )
     moves = public_moves(game, record, records.board_moves(connection, record.id))
-    return BoardView(shown, seats, moves, waiting)
+    return BoardView(shown, seats, moves, facts.deadlines)
 
 
 def _account_id(connection: Connection, userid: str) -> int | None:

@@ -24,7 +24,7 @@ from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord
 from pbmserv.web import boards, listings
 from pbmserv.web.boards import NotFound
-from pbmserv.web.caching import answer, board_etag, not_modified, still_fresh
+from pbmserv.web.caching import answer, board_etag, etag_of, not_modified, still_fresh
 
 if TYPE_CHECKING:
     from pbmserv.web.app import Site
@@ -85,22 +85,31 @@ def game_page(site: Site, request: Request) -> Response:
 def board_page(site: Site, request: Request) -> Response:
     game = boards.game_of(site.catalog, request.path_params["game"])
     with reading(site.engine) as connection:
-        view = boards.board_view(connection, game, request.path_params["board"], asked_move(request), as_utc(site.clock()))
-    return answer(request, site.page(request, "board.html", view=view, position=view.position), HTML)
+        facts = boards.page_facts(connection, game, request.path_params["board"], asked_move(request), as_utc(site.clock()))
+
+        def make() -> str:
+            view = boards.board_view(connection, game, facts)
+            return site.page(request, "board.html", view=view, position=view.position)
+
+        return _kept_answer(site, request, etag_of("page", *facts.key), make, HTML)
 
 
 def _board_answer(site: Site, request: Request, variant: str, make: Making, media_type: str) -> Response:
-    """What shows one board in `variant`, keyed by the board (`caching`): a
-    304 before anything is made when the client holds it; else `make`
-    (connection, game, record) gives the body."""
+    """What shows one board in `variant` (its format, and whatever else it
+    shows that its board does not say), keyed by the board (`caching`):
+    `make` (connection, game, record) gives the body."""
     game = boards.game_of(site.catalog, request.path_params["game"])
     with reading(site.engine) as connection:
         record = boards.board_record(connection, game, request.path_params["board"])
         etag = board_etag(record, variant, request.query_params.get("move"))
-        if still_fresh(request, etag):
-            return not_modified(etag)
-        body = make(connection, game, record)
-    return answer(request, body, media_type, etag)
+        return _kept_answer(site, request, etag, partial(make, connection, game, record), media_type)
+
+
+def _kept_answer(site: Site, request: Request, etag: str, make: Callable[[], bytes | str], media_type: str) -> Response:
+    """A 304 before anything is made when the client holds `etag`; else the body kept under it, or `make`'s."""
+    if still_fresh(request, etag):
+        return not_modified(etag)
+    return answer(request, site.bodies.get(etag, make), media_type, etag)
 
 
 def picture(site: Site, request: Request, kind: str) -> Response:
@@ -167,7 +176,7 @@ def board_feed(site: Site, request: Request) -> Response:
         moves = reversed(boards.public_moves(game, record, recent))
         return site.page(request, "board.atom", game=game, record=record, moves=list(moves), base=site.base_url(request))
 
-    return _board_answer(site, request, "atom", make, ATOM)
+    return _board_answer(site, request, f"atom {site.base_url(request)}", make, ATOM)  # its links start with the address
 
 
 def player_page(site: Site, request: Request) -> Response:

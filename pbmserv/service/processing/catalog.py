@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
@@ -12,11 +13,14 @@ from pbmserv.gamekit import Game, game_names, get_game
 class Catalog:
     """Games by command word. A game registered under the entry points is
     loaded when it is first asked for, not before: a mail that plays no
-    game (a `receive` of a signup, or of `help`) loads none."""
+    game (a `receive` of a signup, or of `help`) loads none. Threads may
+    share it (the web site's handlers): a game is loaded once, and is in
+    it all the while."""
 
     def __init__(self, games: Iterable[Game] = (), loaders: dict[str, Callable[[], Game]] | None = None):
         self._games = {game.name.lower(): game for game in games}
         self._loaders = {name.lower(): load for name, load in (loaders or {}).items() if name.lower() not in self._games}
+        self._loading = threading.Lock()
 
     @classmethod
     def installed(cls, extra: Iterable[str] = ()) -> Catalog:
@@ -35,7 +39,10 @@ class Catalog:
     def get(self, name: str) -> Game:
         key = name.lower()
         if key not in self._games:
-            self._games[key] = self._loaders.pop(key)()
+            with self._loading:
+                if key not in self._games:  # not loaded by another thread meanwhile
+                    self._games[key] = self._loaders[key]()
+                    del self._loaders[key]  # only now: until it is loaded, `in` sees its loader
         return self._games[key]
 
     def __contains__(self, name: object) -> bool:
