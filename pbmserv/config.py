@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import ipaddress
 import math
 import os
@@ -212,6 +213,19 @@ class ConfigError(ValueError):
 class TryAgainLater(Exception):
     """Something pbmserv needs is not to be had now, such as the port to
     listen on: the same command may work later."""
+
+
+def cannot_listen(error: OSError, address: str, setting: str, *, purpose: str = "", holder: str = "pbmserv", other: str = "") -> Exception:
+    """What to raise when a listening socket on `address` cannot be had: an
+    address in use is worth trying again (an earlier server may be
+    stopping); one this machine cannot have is a setting to change."""
+    if error.errno == errno.EADDRINUSE:
+        return TryAgainLater(
+            f"cannot listen on {address}{purpose}: the address is in use (by another {holder}?); "
+            f"stop that, or set {setting} to another port{other}"
+        )
+    reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror  # gaierror's are < 0
+    return ConfigError(f"cannot listen on {address}{purpose} ({setting}): {reason}")
 
 
 def load_settings(path: str | Path | None = None, environ: dict[str, str] | None = None) -> Settings:

@@ -5,10 +5,8 @@ and aiosmtpd's session with limits. It needs no game loaded."""
 from __future__ import annotations
 
 import asyncio
-import errno
 import logging
 import math
-import os
 import resource
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -16,7 +14,7 @@ from typing import Any, AnyStr, cast
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from pbmserv.config import ConfigError, TryAgainLater
+from pbmserv.config import cannot_listen
 from pbmserv.pipes import EventLike
 from pbmserv.service.intake.arrival import Intake, Mail, content_problem, path_problem
 from pbmserv.service.intake.room import NO_ROOM
@@ -397,10 +395,4 @@ async def start_listener(intake: Intake, wake: EventLike, host: str, port: int) 
             backlog=LISTEN_BACKLOG,
         )
     except OSError as error:
-        if error.errno == errno.EADDRINUSE:
-            raise TryAgainLater(
-                f"cannot listen on {host}:{port}: the address is in use (by another pbmserv serve?); "
-                "stop that, or set [smtp] listen or PBMSERV_LISTEN to another port"
-            ) from error
-        reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror  # gaierror's are < 0
-        raise ConfigError(f"cannot listen on {host}:{port} ([smtp] listen or PBMSERV_LISTEN): {reason}") from error
+        raise cannot_listen(error, f"{host}:{port}", "[smtp] listen or PBMSERV_LISTEN", holder="pbmserv serve") from error

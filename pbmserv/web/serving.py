@@ -4,12 +4,10 @@ hands the same socket), and uvicorn answering on it."""
 
 from __future__ import annotations
 
-import errno
 import logging
-import os
 import socket
 
-from pbmserv.config import ConfigError, Settings, TryAgainLater
+from pbmserv.config import Settings, cannot_listen
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +30,10 @@ def listen(settings: Settings) -> socket.socket:
     try:
         return socket.create_server((host, int(port)), family=family, backlog=LISTEN_BACKLOG)
     except OSError as error:
-        if error.errno == errno.EADDRINUSE:
-            raise TryAgainLater(
-                f"cannot listen on {settings.web_listen} for the web site: the address is in use (by another pbmserv?); "
-                "stop that, or set [web] listen or PBMSERV_WEB_LISTEN to another port, or to \"\" for no web site"
-            ) from error
-        reason = os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror
-        raise ConfigError(f"cannot listen on {settings.web_listen} for the web site ([web] listen or PBMSERV_WEB_LISTEN): {reason}") from error
+        raise cannot_listen(
+            error, settings.web_listen, "[web] listen or PBMSERV_WEB_LISTEN",
+            purpose=" for the web site", other=', or to "" for no web site',
+        ) from error
 
 
 def run(settings: Settings, listening: socket.socket) -> None:
