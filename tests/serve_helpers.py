@@ -33,10 +33,11 @@ class ServeProcess:
     leaves the server's own caps in force."""
 
     def __init__(
-        self, database_url: str, workdir: Path, name: str = "serve", *, default_reply_caps: bool = False, **settings: str,
+        self, database_url: str, workdir: Path, name: str = "serve", *, default_reply_caps: bool = False,
+        outbox: Path | None = None, **settings: str,
     ):
         self.port = free_port()
-        self.maildir = workdir / f"{name}-outbox"
+        self.maildir = outbox or workdir / f"{name}-outbox"
         self.log = workdir / f"{name}.log"
         self.env = dict(os.environ)
         self.env.update({
@@ -118,6 +119,14 @@ class ServeProcess:
 
     def mails(self) -> list[bytes]:
         return read_maildir(self.maildir)
+
+    def children(self, expected: int) -> list[int]:
+        """The pids of the `expected` children, once all have started: a
+        child only shows as one once its spawn has run the new interpreter."""
+        assert self.process is not None
+        pid = self.process.pid
+        wait_until(lambda: len(child_pids(pid)) == expected, 30.0, self)
+        return child_pids(pid)
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 30.0, *servers: ServeProcess) -> None:

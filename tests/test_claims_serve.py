@@ -15,7 +15,7 @@ from pathlib import Path
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from tests.serve_helpers import ServeProcess, child_pids, wait_until
+from tests.serve_helpers import ServeProcess, wait_until
 from tests.smtp_helpers import smtp_server
 
 #: far below the ten minutes a claim lasts, and far above what the restart takes
@@ -85,7 +85,7 @@ def test_a_reply_held_by_a_killed_serve_is_sent_at_once_after_its_restart(databa
         serve.send(HELP)
         wait_until(lambda: relay.held == 1, SECONDS, serve)
         assert serve.process is not None
-        children = child_pids(serve.process.pid)
+        children = serve.children(3)
         serve.kill()
         wait_until(lambda: not any(map(running, children)), SECONDS, serve)  # they died with it
         relay.release.set()

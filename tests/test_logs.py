@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from pbmserv.runtime import Runtime
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
-from tests.serve_helpers import ServeProcess, child_pids, count, wait_until
+from tests.serve_helpers import ServeProcess, count, wait_until
 from tests.smtp_helpers import ScriptedSink, free_port, smtp_server
 from tests.test_cli import BIN, env_for
 from tests.test_hostile_mail import nested_multipart
@@ -229,7 +229,7 @@ def test_serve_logs_its_start_each_mail_from_its_worker_and_its_stop(
     try:
         wait_until(lambda: "pbmserv listening" in server.log.read_text(), 30, server)
         assert server.process is not None
-        children = set(child_pids(server.process.pid))
+        children = set(server.children(3))
         server.send(make_mail("alice@example.org", f"signup alice {PASSWORD}"), "alice@example.org")
         wait_until(lambda: "outbox 1 to alice@example.org" in server.log.read_text(), 30, server)
     finally:

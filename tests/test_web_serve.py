@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pbmserv.cli import EX_CONFIG
 from tests.mailtools import make_mail
-from tests.serve_helpers import PBMSERV, ServeProcess, child_pids, wait_until
+from tests.serve_helpers import PBMSERV, ServeProcess, wait_until
 from tests.smtp_helpers import free_port
 from tests.web_helpers import fetch
 
@@ -23,7 +23,7 @@ def test_serve_answers_http_on_its_web_port(database_url: str, tmp_path: Path) -
         wait_until(lambda: "pbmserv listening" in server.log.read_text(), 30, server)
         assert server.process is not None
         assert f"; web site http://127.0.0.1:{web_port}/ pid " in server.log.read_text()
-        assert len(child_pids(server.process.pid)) == 4  # worker, deliverer, bots and the site
+        assert len(server.children(4)) == 4  # worker, deliverer, bots and the site
         server.signup("alice", "secret1")
         server.signup("bob", "secret2")
         server.send(make_mail("alice@example.org", "toy challenge alice bob"), "alice@example.org")
