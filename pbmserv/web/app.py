@@ -86,13 +86,15 @@ class SecurityHeaders:
 
 
 def templates() -> Environment:
-    """The pages' templates, each compiled once (never looked at again on the disk: `auto_reload`)."""
+    """The pages' templates, all compiled now (and never looked at again on the disk: `auto_reload`)."""
     environment = Environment(
         loader=PackageLoader("pbmserv.web", "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
     )
     environment.filters["when"] = shown_time
     environment.filters["path"] = lambda part: quote(str(part), safe="")
     environment.filters["rfc3339"] = lambda moment: as_utc(moment).isoformat(timespec="seconds")
+    for name in environment.list_templates():
+        environment.get_template(name)
     return environment
 
 

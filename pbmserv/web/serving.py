@@ -38,6 +38,7 @@ def listen(settings: Settings) -> socket.socket:
 
 def run(settings: Settings, listening: socket.socket) -> None:
     """Answer on `listening` until SIGTERM or SIGINT, which let the requests under way finish."""
+    import gc
     import signal
 
     import uvicorn
@@ -48,5 +49,10 @@ def run(settings: Settings, listening: socket.socket) -> None:
         logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     # uvicorn stops on SIGTERM, then raises it again for the handler it found: this one, so that a stop ends with 0
     signal.signal(signal.SIGTERM, lambda *_: None)
-    config = uvicorn.Config(make_app(settings), log_config=None, access_log=False, server_header=False, lifespan="on")
+    app = make_app(settings)
+    # what the imports and the app made lives as long as the process: frozen, the
+    # full collections no longer walk it (each held every request for 50-130 ms)
+    gc.collect()
+    gc.freeze()
+    config = uvicorn.Config(app, log_config=None, access_log=False, server_header=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[listening])
