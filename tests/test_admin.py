@@ -258,7 +258,7 @@ def test_a_disabled_account_is_refused_by_mail_and_its_board_goes_on(secret_boar
     assert admin(env, "users", "enable", "bob") == "user bob: enabled\n"
     assert "user bob: not changed: it is not disabled" in refused(env, "users", "enable", "bob")
     moved = send(secret_board, "bob@example.org", "toy move 101 bob secret2 a3")
-    assert {str(mail["Subject"]) for _, mail in moved} == {"Toy Board 101 alice"}
+    assert {str(mail["Subject"]) for _, mail in moved} == {"Toy Board 101"}
 
 
 def test_set_password_from_stdin_or_a_prompt_never_echoes_it(secret_board: Runtime, env: dict[str, str]) -> None:
@@ -269,7 +269,7 @@ def test_set_password_from_stdin_or_a_prompt_never_echoes_it(secret_board: Runti
         stored = session.scalar(select(User.password_hash).where(User.userid == "alice"))
     assert stored.startswith("$argon2id$") and "brand-new" not in stored
     assert "password for 'alice' is wrong" in body(send(secret_board, "alice@example.org", "toy resign 101 alice secret1")[0][1])
-    assert "Final" in str(send(secret_board, "alice@example.org", "toy resign 101 alice brand-new")[0][1]["Subject"])
+    assert "Game won by bob" in body(send(secret_board, "alice@example.org", "toy resign 101 alice brand-new")[0][1])
 
     # without a terminal getpass reads the prompt's answers from standard input
     prompted = run(env, "users", "set-password", "bob", stdin="other-pw\nother-pw\n")
@@ -281,7 +281,7 @@ def test_set_password_from_stdin_or_a_prompt_never_echoes_it(secret_board: Runti
     )
     assert mismatch.returncode == 1 and "The two entered values do not match." in mismatch.stdout
     send(secret_board, "alice@example.org", "toy challenge alice bob")
-    assert "Final" in str(send(secret_board, "bob@example.org", "toy resign 102 bob other-pw")[0][1]["Subject"])
+    assert "Game won by" in body(send(secret_board, "bob@example.org", "toy resign 102 bob other-pw")[0][1])
 
     assert "a password needs at least 4 characters" in refused(env, "users", "set-password", "bob", "--stdin", stdin="abc\n")
     assert "a password is one word" in refused(env, "users", "set-password", "bob", "--stdin", stdin="two words\n")

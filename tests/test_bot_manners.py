@@ -98,7 +98,7 @@ def test_a_bot_lost_on_two_turns_resigns_politely_and_the_game_is_rated(runtime:
     start(runtime, clock, "alice bot", [*FORKED, "a2", "c2"])  # still two threats, b1 and b2
     [(to, final)] = bots_round(runtime, clock)
     text = body(final)
-    assert to == "alice@example.org" and str(final["Subject"]) == "Toy Board 101 Final"
+    assert to == "alice@example.org" and str(final["Subject"]) == "Toy Board 101"
     assert "Game won by alice: bot resigned." in text and RESIGN_COMMENT in " ".join(text.split())
     assert "Rating changes:" in text and "alice 1600 -> " in text
     assert moves_of(runtime, "toy")[-1] == (1, "resign")

@@ -84,14 +84,15 @@ def test_a_game_through_pbmserv_receive_into_a_maildir(tmp_path: Path) -> None:
         result = receive(tmp_path, make_mail(sender, subject))
         assert result.returncode == 0, result.stderr.decode()
     mails = maildir_mails(tmp_path)
-    finals = {str(m["To"]): m.get_content() for m in mails if str(m["Subject"]) == "Toy Board 101 Final"}
+    finals = {str(m["To"]): m.get_content() for m in mails if "Game won by" in m.get_content()}
     assert set(finals) == {"alice@example.org", "bob@example.org"}
     assert "Game won by bob: alice resigned." in finals["alice@example.org"]
     # each player sees their own secret square and only their own
     assert "Your secret square: a1" in finals["alice@example.org"]
     assert "Your secret square: c3" in finals["bob@example.org"]
     assert "c3" not in finals["alice@example.org"].split("Moves:")[0]
-    assert all(m["Auto-Submitted"] == "auto-replied" and m["In-Reply-To"] for m in mails)
+    # every mail answers one or is a board's first (docs/decisions/0144-one-thread-per-board.md)
+    assert all(m["Auto-Submitted"] == "auto-replied" and (m["In-Reply-To"] or str(m["Message-ID"]).startswith("<board.")) for m in mails)
     assert len(mails) == 2 * 2 + 2 * 6  # two welcomes and their confirmations, then every step to both players
 
     assert "101" in admin(tmp_path, "games", "list")

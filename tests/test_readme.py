@@ -42,16 +42,16 @@ EXPECTED = [
     ("bob@example.org", "confirm bob CODE", ["Welcome, bob. Your account on the play-by-email server pbmserv@localhost"]),
     ("bob@example.org", "pbmserv confirm bob", ["bob@example.org now gets the mail of bob."]),
     ("alice@example.org", "Majorities help", ["Majorities (a game by Bill Taylor)"]),
-    *[(player, "New Majorities Board 101 alice", ["Majorities Board 101: alice (Black) vs bob (White)", "It is alice's turn."])
+    *[(player, "Majorities Board 101", ["Majorities Board 101: alice (Black) vs bob (White)", "It is alice's turn."])
       for player in ("alice@example.org", "bob@example.org")],
-    *[(player, "Majorities Board 101 bob", ["It is bob's turn.", "  1. alice c2", "alice writes:", "Good luck!"])
+    *[(player, "Majorities Board 101", ["It is bob's turn.", "  1. alice c2", "alice writes:", "Good luck!"])
       for player in ("alice@example.org", "bob@example.org")],
-    *[(player, "Majorities Board 101 alice", ["It is alice's turn.", "  1. alice c2      2. bob a1,e1"])
+    *[(player, "Majorities Board 101", ["It is alice's turn.", "  1. alice c2      2. bob a1,e1"])
       for player in ("alice@example.org", "bob@example.org")],
     ("bob@example.org", "Majorities Board 101 Error",
      ["It is not your turn on Majorities board 101: alice is to move.", "> Subject: majorities move 101 bob ******** b1,b3"]),
-    ("carol@example.org", "Majorities Board 101 alice", ["It is alice's turn.", "  1. alice c2      2. bob a1,e1"]),
-    *[(player, "Majorities Board 101 Final", ["Game won by bob: alice resigned.", "  1. alice c2         2. bob a1,e1        3. alice resign"])
+    ("carol@example.org", "Majorities Board 101", ["It is alice's turn.", "  1. alice c2      2. bob a1,e1"]),
+    *[(player, "Majorities Board 101", ["Game won by bob: alice resigned.", "  1. alice c2         2. bob a1,e1        3. alice resign"])
       for player in ("alice@example.org", "bob@example.org")],
 ]
 
@@ -101,7 +101,10 @@ def check_replies(server: Path, printed: str) -> None:
             assert line in text.splitlines(), f"{message['Subject']} to {message['To']} lacks {line!r}:\n{text}"
         assert "secret1" not in message.as_string() and "secret2" not in message.as_string()
         assert message["Auto-Submitted"] == "auto-replied"
-        assert re.fullmatch(r"<\d+@example\.org>", str(message["In-Reply-To"])), message["In-Reply-To"]
+        # a reply answers the mail it is a reply to; a board mail to the other players refers to their thread's first
+        answered = re.fullmatch(r"<\d+@example\.org>", str(message["In-Reply-To"]))
+        in_thread = str(message["Message-ID"]).startswith("<board.") or str(message["References"]).startswith("<board.")
+        assert answered or in_thread, (message["In-Reply-To"], message["References"])
         assert name in printed.split()
 
 

@@ -243,7 +243,8 @@ class Server:
         old = [to for (_, _, holder), (to, _) in self.replies.items() if holder == userid and to not in self.stale]
         new = f"{self.passwords[userid]}x"
         out = self.send(userid, f"change password {userid} {self.passwords[userid]} {new}")
-        assert [to for to, _ in out] == [address(userid)], out
+        assert {to for to, _ in out} == {address(userid)}, out  # the answer, and a board mail per running board
+        assert all(message["Reply-To"] is not None for _, message in out[1:]), out
         self.passwords[userid] = new
         for to in old:
             assert self.runtime.intake.recipient_problem(to) is not None, f"{to} still works after a new password"

@@ -108,7 +108,7 @@ def test_a_late_player_is_reminded_once_per_nag_period(waiting: Runtime) -> None
     report, mails = cleanup(waiting)
     assert report == ["toy board 101: reminded alice (7 days late)"]
     [(to, nag)] = mails
-    assert to == "alice@example.org" and nag["Subject"] == "Nag: Toy Board 101 alice"
+    assert to == "alice@example.org" and nag["Subject"] == "Toy Board 101" and "Reminder:" in body(nag)
     assert "Without a move by 2026-01-26 09:00 UTC the game is forfeited" in text(nag)
     assert "Toy Board 101: alice (X) vs bob (O)" in body(nag)
     days(waiting, 1)

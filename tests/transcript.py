@@ -67,7 +67,9 @@ CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
 BOTS = "=== bots"
 BOT_ITERATIONS = 300
 OUT = re.compile(r"^--- out to (\S+)$")
-SHOWN_HEADERS = ("Subject", "Reply-To", "In-Reply-To", "Auto-Submitted")
+SHOWN_HEADERS = ("Subject", "Reply-To", "Message-ID", "In-Reply-To", "References", "Auto-Submitted")
+#: a Message-ID shown: a board thread's root, the same in every run (any other is new each time)
+_ROOT_ID = re.compile(r"^<board\.")
 REFUSED = re.compile(r"^--- refused: .*$")
 _CODE = re.compile(r"(\+[a-z][a-z0-9_]*-\d+-\d+-)([a-z2-9]{16})(@)")
 _NAMED = re.compile(r"(\+[a-z][a-z0-9_]*-\d+-\d+-)\{([a-z0-9]+:\d+)\}(@)")
@@ -169,7 +171,10 @@ def envelope_recipient(raw: bytes) -> str:
 def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     lines = [f"--- out to {recipient}"]
-    lines += [f"{name}: {codes.named(str(message[name]))}" for name in SHOWN_HEADERS if message[name] is not None]
+    lines += [
+        f"{name}: {codes.named(str(message[name]))}" for name in SHOWN_HEADERS
+        if message[name] is not None and _shown(name, message)
+    ]
     lines.append("")
     text = message.get_body(("plain",)) if message.is_multipart() else message
     assert text is not None, "every mail has its text"
@@ -177,6 +182,14 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     if message.is_multipart():
         lines += ["", *render_html_version(message)]
     return "\n".join(lines)
+
+
+def _shown(name: str, message: EmailMessage) -> bool:
+    """Whether the header is shown: a Message-ID only if it is a board
+    thread's root, References only where it says more than In-Reply-To."""
+    if name == "Message-ID":
+        return _ROOT_ID.match(str(message[name])) is not None
+    return name != "References" or str(message[name]) != str(message["In-Reply-To"])
 
 
 def render_html_version(message: EmailMessage) -> list[str]:

@@ -113,6 +113,35 @@ def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVe
     return ("\r\n".join(lines) + "\r\n").encode("ascii") + message.as_bytes(policy=WIRE)
 
 
+@dataclass(frozen=True)
+class BoardThread:
+    """The board a mail is of: every mail of a board to one address refers
+    to the board's first mail to it, so that they read as one thread
+    (docs/decisions/0144-one-thread-per-board.md)."""
+
+    game: str
+    board: int
+    board_id: int
+    created_at: datetime
+    #: the board's first mail: its Message-ID is the thread's root
+    first: bool = False
+    #: a chat: its Message-ID says so, and a reply to it is a chat (`answers_chat`)
+    chat: bool = False
+
+
+#: what the Message-ID of a chat mail ends with before its `@`
+_CHAT_MARK = ".chat"
+
+
+def new_message_id(domain: str, *, chat: bool = False) -> str:
+    return make_msgid(idstring=_CHAT_MARK[1:] if chat else None, domain=domain)
+
+
+def answers_chat(in_reply_to: str) -> bool:
+    """Whether a mail's In-Reply-To names a chat mail of the server's (`new_message_id`)."""
+    return in_reply_to.strip().strip("<>").rpartition("@")[0].endswith(_CHAT_MARK)
+
+
 def compose(
     *,
     sender: str,
@@ -120,14 +149,17 @@ def compose(
     subject: str,
     body: str,
     date: datetime,
+    message_id: str = "",
     in_reply_to: str = "",
     references: str = "",
     reply_to: str = "",
     html: HtmlVersion | None = None,
 ) -> tuple[str, bytes]:
-    """The Message-ID and the bytes of a reply: text alone, or with `html` beside it."""
+    """The Message-ID (`message_id`, else a new one) and the bytes of a
+    reply: text alone, or with `html` beside it. Its References are
+    `references` and `in_reply_to`, each once."""
     text = body if body.endswith("\n") else body + "\n"
-    message_id = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
+    message_id = message_id or new_message_id(sender.rpartition("@")[2] or "localhost")
     headers = [
         ("From", sender),
         ("To", recipient),
@@ -139,6 +171,6 @@ def compose(
         headers.append(("Reply-To", reply_to))
     if in_reply_to:
         headers.append(("In-Reply-To", in_reply_to))
-        headers.append(("References", " ".join(part for part in (references, in_reply_to) if part)))
+        headers.append(("References", " ".join(dict.fromkeys(f"{references} {in_reply_to}".split()))))
     headers.append(("Auto-Submitted", "auto-replied"))
     return message_id, message_bytes(headers, text) if html is None else message_with_picture(headers, text, html)

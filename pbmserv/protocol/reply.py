@@ -10,6 +10,8 @@ comment (or, for `chat`, the message). A first line that starts with
 a game's name or a global command is read as the full command it is,
 with its own password (a game's name alone, or followed by what is not
 one of its commands, is a move: synch has a move called `synch`).
+A reply to a chat mail (its In-Reply-To names one) is a chat: all the
+player wrote is its message.
 """
 
 from __future__ import annotations
@@ -32,8 +34,14 @@ _ACCOUNT_VERBS = ("pictures",)
 _PLACEHOLDER = "password"
 
 
-def parse_reply(subject: str, body: str, game: str, board: int, userid: str, games: Collection[str]) -> Request:
-    """The request of a mail to the reply address of `userid` on `game` board `board`."""
+def parse_reply(
+    subject: str, body: str, game: str, board: int, userid: str, games: Collection[str], *, to_chat: bool = False,
+) -> Request:
+    """The request of a mail to the reply address of `userid` on `game`
+    board `board`; `to_chat`: a reply to a chat mail, which is a chat,
+    all of what they wrote its message."""
+    if to_chat:
+        return _chat_reply(subject, body, game, board, userid, games)
     lines = body.strip().splitlines()
     first = clean_subject(lines[0]) if lines else ""
     comment = bounded_comment("\n".join(lines[1:]).strip())
@@ -62,6 +70,22 @@ def parse_reply(subject: str, body: str, game: str, board: int, userid: str, gam
         full = f"{game} {head} {board} {userid} {_PLACEHOLDER} {rest}"
     else:  # a move, or a word the full `move` command takes (resign, undo, propose, accept, reject)
         full = f"{game} move {board} {userid} {_PLACEHOLDER} {first}"
+    return _as_player(first, full, comment, games)
+
+
+def _chat_reply(subject: str, body: str, game: str, board: int, userid: str, games: Collection[str]) -> Request:
+    text = body.strip()
+    if not text:
+        return Request((Line(clean_subject(subject), error=EmptyCommand(
+            "Your reply to the chat holds no text: nothing was sent.",
+            "write what you want to say above the quoted chat",
+        )),), "")
+    first = clean_subject(text.splitlines()[0])
+    return _as_player(first, f"{game} chat {board} {userid} {_PLACEHOLDER}", bounded_comment(text), games)
+
+
+def _as_player(first: str, full: str, comment: str, games: Collection[str]) -> Request:
+    """The full command `full`, its password the reply address's proof, as the line the player wrote."""
     line = parse_line(full.strip(), games)
     if line.command is not None and getattr(line.command, "password", None) == _PLACEHOLDER:
         return Request((Line(first, command=replace(cast(Any, line.command), password=BY_REPLY_ADDRESS)),), comment)

@@ -10,7 +10,7 @@ from pbmserv.protocol.commands import ChangeAddress, ChangePassword, Confirm, Si
 from pbmserv.protocol.syntax import MOST_ADDRESSES
 from pbmserv.service.bots.seats import BOT_USERIDS
 from pbmserv.service.commands.handling import handles
-from pbmserv.service.play import playing
+from pbmserv.service.play import board_mails, playing
 from pbmserv.service.play.board import Board
 from pbmserv.service.play.views import wrap
 from pbmserv.service.processing.context import Context, Reply
@@ -148,11 +148,31 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     user = ctx.authenticate(command.userid, command.password)
     _check_password(command.new_password, GLOBAL_VERBS["change"].syntax)
     users.set_password_hash(ctx.connection, user.id, ctx.passwords.hash(command.new_password))
+    boards = _running_boards_of(ctx, user.userid)
     body = wrap(
         f"The password of {user.userid} has been changed. Use the new one from now on. The reply addresses "
-        "of your earlier board mails no longer work; your next board mails come with new ones.", hang="",
+        "of your earlier board mails no longer work"
+        + (
+            f"; {'a mail follows for each of your running boards' if len(boards) > 1 else 'a mail follows for your running board'}, "
+            "from its new reply address." if boards else "."
+        ), hang="",
     ) + "\n"
-    return [Reply(_to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id)), f"pbmserv change password {user.userid}", body)]
+    lead = wrap(
+        "(Your password changed: reply to this mail to play. The reply addresses of earlier mails no longer work.)",
+        hang="",
+    )
+    return [
+        Reply(_to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id)), f"pbmserv change password {user.userid}", body),
+        *(board_mails.to_player(ctx, board, board.record.seats.index(user.userid), lead) for board in boards),
+    ]
+
+
+def _running_boards_of(ctx: Context, userid: str) -> list[Board]:
+    """The running boards `userid` plays on, of the games this server offers."""
+    return [
+        Board.of(ctx.catalog.get(record.game_type), record)
+        for record in records.running_boards_of_all(ctx.connection, [userid]) if record.game_type in ctx.catalog
+    ]
 
 
 @handles(ChangeAddress)

@@ -81,7 +81,7 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     board = create(ctx.connection, game, (newest or FIRST_BOARD - 1) + 1, options, timers, players, state, ctx.now)
     subscriptions.subscribe_followers(ctx, board.record)
     policies.game_started(ctx, game, users)
-    return mails_to_players(ctx, board, subject_prefix="New ", commenter=_challenger(ctx, players))
+    return mails_to_players(ctx, board, first=True, commenter=_challenger(ctx, players))
 
 
 def _check_confirmed(ctx: Context, game: Game, players: list[str], usage: str) -> None:

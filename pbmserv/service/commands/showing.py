@@ -7,7 +7,7 @@ from pbmserv.protocol.commands import AllShow, BoardRef, ListBoards, ShowAs, Sho
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import subscriptions, views
 from pbmserv.service.play.board import Board, listed_position, load, playing_seat
-from pbmserv.service.play.board_mails import moves_to_list
+from pbmserv.service.play.board_mails import moves_to_list, proven_reply_address, subject, thread_of
 from pbmserv.service.processing.answers import MOST_MAIL_CHARS
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
@@ -43,7 +43,9 @@ def show_as(ctx: Context, game: Game, command: ShowAs) -> list[Reply]:
 def _position_reply(
     ctx: Context, loaded: Board, ref: BoardRef, viewer: int | None, usage: str, lead: str = "",
 ) -> Reply:
-    """The board (at `ref.at_move`, if given) with its move list (as much of it as a list shows), to the sender."""
+    """The board (at `ref.at_move`, if given) with its move list (as much of
+    it as a list shows), to the sender, in the board's thread; with their
+    reply address if the mail proved them one of its players."""
     game, board, at = loaded.game, loaded.record, ref.at_move
     check_position(game, board, at, usage)
     state, moves = listed_position(ctx.connection, loaded, at)
@@ -54,7 +56,10 @@ def _position_reply(
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
         page=views.board_page(ctx.settings, game, board, at),
     )
-    return Reply((ctx.sender,), views.subject(game, board, loaded.state), body)
+    return Reply(
+        (ctx.sender,), subject(game, board), body, reply_to=proven_reply_address(ctx, game, board),
+        thread=thread_of(game, board),
+    )
 
 
 def check_position(game: Game, board: BoardRecord, at: int | None, usage: str) -> None:

@@ -9,9 +9,8 @@ from pbmserv.protocol.commands import Broadcast, Chat, Message, Notify, Subscrib
 from pbmserv.service.commands import policies
 from pbmserv.service.commands.boards import syntax
 from pbmserv.service.commands.handling import handles
-from pbmserv.service.play import subscriptions, views
+from pbmserv.service.play import board_mails, subscriptions, views
 from pbmserv.service.play.board import load
-from pbmserv.service.play.board_mails import moves_to_list
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
 from pbmserv.store import following, users
@@ -83,7 +82,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
     what = "only the final result of" if final_only else "every mail of"
     lead = f"({user.userid} now gets {what} this board.)"
     body = views.board_mail(
-        game, board, moves_to_list(ctx, board), loaded.state, None, recent=ctx.settings.recent_moves, lead=lead,
+        game, board, board_mails.moves_to_list(ctx, board), loaded.state, None, recent=ctx.settings.recent_moves, lead=lead,
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
         page=views.board_page(ctx.settings, game, board),
     )
@@ -161,7 +160,9 @@ def _count_relay(ctx: Context, user: Account) -> None:
 @handles(Chat)
 def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
     """The body goes to the players and the subscribers of the board (not to
-    `notify` subscribers), the sender's own copy included."""
+    `notify` subscribers), the sender's own copy included, in the board's
+    thread; each player's copy comes from their reply address, so that a
+    reply to it is a chat of theirs (`protocol.reply`)."""
     user = ctx.authenticate(command.userid, command.password)
     board = load(ctx.connection, game, command.board).record
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
@@ -180,7 +181,17 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         + views.wrap(f"This chat went to {views.names_and(readers)}.", hang="") + "\n"
     )
     _count_relay(ctx, user)
-    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, Kind.RELAY)]
+    thread = board_mails.thread_of(game, board, chat=True)
+    title = board_mails.subject(game, board)
+    answer = views.wrap("A reply to this mail is a chat of yours on the board (to move, reply to a board mail).", hang="") + "\n"
+    to_players = [
+        Reply(
+            recipients, title, f"{body}{answer}", Kind.RELAY, board_mails.reply_address_of(ctx, game, board, seat), thread=thread,
+        )
+        for seat, userid in enumerate(board.seats) if (recipients := _addresses_of(ctx, [userid]))
+    ]
+    others = _addresses_of(ctx, [userid for userid in readers if userid not in board.seats])
+    return [*to_players, *([Reply(others, title, body, Kind.RELAY, thread=thread)] if others else [])]
 
 
 @handles(Message)

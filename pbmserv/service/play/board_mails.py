@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbmserv.gamekit import Game
+from pbmserv.mail.outbound import BoardThread
 from pbmserv.service.play import board_pictures, reply_addresses, subscriptions, views
 from pbmserv.service.play.board import Board
 from pbmserv.service.processing.context import Context, Reply
@@ -24,24 +25,38 @@ def moves_to_list(ctx: Context, board: BoardRecord) -> list[Any]:
     return records.recent_moves(ctx.connection, board.id, board.move_count, most)
 
 
+def subject(game: Game, board: BoardRecord) -> str:
+    """The Subject of every mail of the board's thread: the same from its
+    first mail to its last, as Gmail threads only mails of one Subject
+    (docs/decisions/0144-one-thread-per-board.md); whose turn it is the
+    body's first lines say."""
+    return f"{game.title} Board {board.board}"
+
+
+def thread_of(game: Game, board: BoardRecord, *, first: bool = False, chat: bool = False) -> BoardThread:
+    return BoardThread(game.name, board.board, board.id, board.created_at, first=first, chat=chat)
+
+
 def mails_to_players(
-    ctx: Context, saved: Board, *, subject_prefix: str = "", lead: str = "", commenter: str = "",
+    ctx: Context, saved: Board, *, first: bool = False, lead: str = "", commenter: str = "",
 ) -> list[Reply]:
     """The board mail to every player, each seeing the board from their own side,
     and the public view to the subscribers it is for; the sender gets the
     public view (without the comment) if they are none of these. The board
-    is saved: its move list is read from the store."""
+    is saved: its move list is read from the store. `first`: the board's
+    first mail, which starts its thread."""
     game, board, state = saved.game, saved.record, saved.state
     moves = moves_to_list(ctx, board)
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
     watchers = subscriptions.watchers(board, board_subscriptions)
     addresses = ctx.addresses([*board.seats, *watchers])
-    subject = views.subject(game, board, state, subject_prefix)
+    title = subject(game, board)
+    thread = thread_of(game, board, first=first)
 
     secret_moves = any(move.secret for move in moves)  # the move list shows each player their own
     texts: dict[tuple[int | None, str], str] = {}
     words = board_pictures.Words(
-        subject, ctx.settings.recent_moves, ctx.comment, commenter, lead,
+        title, ctx.settings.recent_moves, ctx.comment, commenter, lead,
         subscriptions.listed_names(board_subscriptions), views.board_page(ctx.settings, game, board),
     )
 
@@ -70,14 +85,43 @@ def mails_to_players(
                 if account.pictures else None
             )
             reply_to = seat_address(ctx, game, board, seat, account)
-            replies.append(Reply(recipients, subject, body, Kind.BOARD, reply_to, html))
+            replies.append(Reply(recipients, title, body, Kind.BOARD, reply_to, html, thread))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
     if recipients:
         reached.update(recipients)
-        replies.append(Reply(recipients, subject, text(None), Kind.BOARD))
+        replies.append(Reply(recipients, title, text(None), Kind.BOARD, thread=thread))
     if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
-        replies.append(Reply((ctx.sender,), subject, text(None, comment=""), Kind.ANSWER))
+        replies.append(Reply((ctx.sender,), title, text(None, comment=""), Kind.ANSWER, thread=thread))
     return replies
+
+
+def to_player(ctx: Context, saved: Board, seat: int, lead: str) -> Reply:
+    """The board mail to the player in `seat` alone, their view with their
+    reply address, under `lead`, in the board's thread."""
+    game, board, state = saved.game, saved.record, saved.state
+    body = views.board_mail(
+        game, board, moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves, lead=lead,
+        page=views.board_page(ctx.settings, game, board),
+    )
+    if board.result is None and seat in game.to_move(state):
+        body += "\n" + views.command_to_paste(game, board, state, seat)
+    recipients = ctx.addresses([board.seats[seat]])[board.seats[seat]]
+    return Reply(
+        recipients, subject(game, board), body, Kind.BOARD, reply_address_of(ctx, game, board, seat),
+        thread=thread_of(game, board),
+    )
+
+
+def proven_reply_address(ctx: Context, game: Game, board: BoardRecord) -> str:
+    """The reply address for an answer about the board to the mail's
+    sender: theirs, if the mail proved them (by a reply address or a
+    password) a player of the board and the answer goes to an address of
+    their account; else none, so that no seat's address reaches anyone else."""
+    proven = {*ctx.proof.passwords, *([ctx.proof.vouched] if ctx.proof.vouched else [])}
+    for seat, userid in enumerate(board.seats):
+        if userid in proven and ctx.sender.lower() in {address.lower() for address in ctx.addresses([userid])[userid]}:
+            return reply_address_of(ctx, game, board, seat)
+    return ""
 
 
 def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:

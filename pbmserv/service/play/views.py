@@ -84,11 +84,6 @@ def short_status(game: Game, board: BoardRecord, state: Any) -> str:
     return f"{names_and(to_move_names(game, board, state))} to move"
 
 
-def subject(game: Game, board: BoardRecord, state: Any, prefix: str = "") -> str:
-    tail = "Final" if board.result is not None else " ".join(to_move_names(game, board, state))
-    return f"{prefix}{game.title} Board {board.board} {tail}".strip()
-
-
 def move_text_for(move: MoveRecord, viewer: int | None, game_over: bool) -> str:
     text = SECRET if move.secret and not game_over and move.seat != viewer else move.text
     return f"{text} {AUTO}" if move.auto else text

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
-from pbmserv.mail.outbound import HtmlVersion
+from pbmserv.mail.outbound import BoardThread, HtmlVersion
 from pbmserv.protocol.commands import Credential, ReplyAddressProof
 from pbmserv.service.processing import guesses
 from pbmserv.service.processing.catalog import Catalog
@@ -82,6 +82,8 @@ class Reply:
     reply_to: str = ""
     #: the HTML version with the board's picture, beside the text, of a board mail to a player who asked for pictures
     html: HtmlVersion | None = None
+    #: the board whose thread the mail is in (`mail.outbound.BoardThread`)
+    thread: BoardThread | None = None
 
 
 @dataclass

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from pbmserv.config import Settings
 from pbmserv.mail.inbound import IncomingMail
-from pbmserv.mail.outbound import compose
+from pbmserv.mail.outbound import BoardThread, compose, new_message_id
 from pbmserv.service.delivery.claims import Claim
 from pbmserv.service.processing.answers import pause_notice, within_bounds
-from pbmserv.service.processing.context import Reply
+from pbmserv.service.processing.context import Reply, as_utc
 from pbmserv.service.processing.processed import Processed
 from pbmserv.service.processing.rates import MailCaps, RateLog
 from pbmserv.store import inbound, outbox
@@ -154,13 +154,14 @@ def outbox_rows(
     if mail is not None and _nowhere(mail.sender):  # a bot's move: the players never saw its mail
         mail = None
     body = within_bounds(reply.body)
+    domain = sender.rpartition("@")[2] or "localhost"
     for recipient in dict.fromkeys(reply.recipients):
         if _nowhere(recipient):
             continue
+        own_id, in_reply_to, references = _place(key, domain, reply.thread, mail, recipient)
         message_id, raw = compose(
-            sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now,
-            in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
-            reply_to=reply.reply_to, html=reply.html,
+            sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now, message_id=own_id,
+            in_reply_to=in_reply_to, references=references, reply_to=reply.reply_to, html=reply.html,
         )
         if reply.reply_to:
             raw = key.seal(raw)
@@ -171,6 +172,36 @@ def outbox_rows(
             "claimed_by": "", "claim_token": "",
         })
     return rows
+
+
+def _place(
+    key: ServerKey, domain: str, thread: BoardThread | None, mail: IncomingMail | None, recipient: str,
+) -> tuple[str, str, str]:
+    """The Message-ID, In-Reply-To and References of a mail to `recipient`.
+    A mail of a board's thread refers to the board's first mail to that
+    recipient (whose Message-ID is `thread_root`), and, if it answers the
+    recipient's own mail, to that mail too: no mail refers to one its
+    recipient never had. Any other mail answers the mail it is a reply to."""
+    if thread is None:
+        return "", mail.message_id if mail else "", mail.references if mail else ""
+    root = thread_root(key, domain, thread, recipient)
+    answered = mail if mail is not None and mail.message_id and mail.sender.lower() == recipient.lower() else None
+    if thread.first:
+        return root, answered.message_id if answered else "", answered.references if answered else ""
+    own_id = new_message_id(domain, chat=thread.chat)
+    if answered is None:
+        return own_id, root, ""
+    return own_id, answered.message_id, f"{root} {answered.references}"
+
+
+def thread_root(key: ServerKey, domain: str, thread: BoardThread, recipient: str) -> str:
+    """The Message-ID of the board's first mail to `recipient`, made again
+    by any later mail from what the board always has (no column keeps it):
+    its row, its game and number and when it began. The code hides the
+    recipient's address from whoever sees the ID."""
+    began = str(int(as_utc(thread.created_at).timestamp()))
+    code = key.code("board thread", thread.game, str(thread.board), str(thread.board_id), began, recipient.lower(), length=16)
+    return f"<board.{thread.game}.{thread.board}.{code}@{domain}>"
 
 
 def _nowhere(address: str) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pbmserv.mail.inbound import IncomingMail, parse_mail
+from pbmserv.mail.outbound import answers_chat
 from pbmserv.protocol import Line, Request, parse_request
 from pbmserv.protocol.commands import Broadcast, Chat, GameCommand, Message, ReplyAddressProof
 from pbmserv.protocol.reply import parse_reply
@@ -55,7 +56,10 @@ def read_request(
             f"reply to a newer board mail, or send the full command with your password to {server_address}",
         )
     userid = holder[0]
-    request = parse_reply(mail.subject, mail.body, token.game, token.board, userid, games)
+    request = parse_reply(
+        mail.subject, mail.body, token.game, token.board, userid, games,
+        to_chat=answers_chat(mail.headers.get("in-reply-to", "")),
+    )
     code = token_for(key, token.game, token.board, token.seat, *holder).mac
     return with_codes(connection, key, request, mail, {(token.game, token.board, userid): code}), userid
 

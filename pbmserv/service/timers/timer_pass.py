@@ -108,6 +108,6 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     board_text += "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([userid])[userid]
     return Reply(
-        recipients, f"Nag: {views.subject(game, board, state)}", f"{text}\n\n{board_text}", Kind.BOARD,
-        board_mails.reply_address_of(ctx, game, board, seat),
+        recipients, board_mails.subject(game, board), f"{text}\n\n{board_text}", Kind.BOARD,
+        board_mails.reply_address_of(ctx, game, board, seat), thread=board_mails.thread_of(game, board),
     )
