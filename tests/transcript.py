@@ -23,6 +23,10 @@ A board mail with a picture (`pictures on`) shows its text, then, after a
 line `--- beside it, as HTML, the picture inline:`, the words of its HTML
 version, the picture as `[picture: its alt text]`.
 
+A board's first mail to an address shows its `Message-ID`, the root of
+the board's thread there; `References` is shown where it says more than
+`In-Reply-To` (docs/decisions/0144-one-thread-per-board.md).
+
 A board mail to a player comes from their reply address, shown as
 `Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
 first genuine reply address of alice's seat seen so far (a new password

@@ -23,7 +23,7 @@ MOST_COMMANDS = 20
 MOST_COMMENT_LINES = 100
 MOST_COMMENT_CHARS = 8_000
 
-#: the Subject of a board mail ("Majorities Board 101 bob", "New ...", "Nag: ..."),
+#: the Subject of a board mail ("Majorities Board 101"; before 0144 "... bob", "New ...", "Nag: ..."),
 #: as a player's reply to it keeps it: the title, then the board number
 _BOARD_MAIL_SUBJECT = re.compile(r"^(?:new\s+|nag:\s*)?((?:[^\s:]+\s+){1,6}?)board\s+(\d{1,9})(?:\s|$)", re.IGNORECASE)
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
