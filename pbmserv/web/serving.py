@@ -58,5 +58,7 @@ def run(settings: Settings, listening: socket.socket) -> None:
     # full collections no longer walk it (each held every request for 50-130 ms)
     gc.collect()
     gc.freeze()
-    config = uvicorn.Config(app, log_config=None, access_log=False, server_header=False, lifespan="on")
+    config = uvicorn.Config(
+        app, http="httptools", loop="uvloop", log_config=None, access_log=False, server_header=False, lifespan="on",
+    )
     uvicorn.Server(config).run(sockets=[listening])
