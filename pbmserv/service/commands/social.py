@@ -148,11 +148,12 @@ def _addresses_of(ctx: Context, userids: list[str]) -> tuple[str, ...]:
 
 
 def _count_relay(ctx: Context, user: Account) -> None:
-    """Count a chat, message or broadcast of `user` against the hourly limit; refused beyond it."""
+    """Count a message or broadcast of `user` against the hourly limit; refused beyond it. (Chat on a board goes
+    only to its players and followers: the cap on chat mails to each of them bounds it.)"""
     most = ctx.settings.messages_per_hour
     if not ctx.rates.take(RELAYED, user.userid, ctx.now, most):
         raise ServiceError(
-            f"{user.userid} has sent {most} chats and messages in the last hour, the most an account may send.",
+            f"{user.userid} has sent {most} messages in the last hour, the most an account may send.",
             "send it again in an hour",
         )
 
@@ -180,18 +181,17 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         f"{user.userid} writes about {game.title} Board {board.board} ({' vs '.join(board.seats)}):\n\n{text}\n\n"
         + views.wrap(f"This chat went to {views.names_and(readers)}.", hang="") + "\n"
     )
-    _count_relay(ctx, user)
     thread = board_mails.thread_of(game, board, chat=True)
     title = board_mails.subject(game, board)
     answer = views.wrap("A reply to this mail is a chat of yours on the board (to move, reply to a board mail).", hang="") + "\n"
     to_players = [
         Reply(
-            recipients, title, f"{body}{answer}", Kind.RELAY, board_mails.reply_address_of(ctx, game, board, seat), thread=thread,
+            recipients, title, f"{body}{answer}", Kind.CHAT, board_mails.reply_address_of(ctx, game, board, seat), thread=thread,
         )
         for seat, userid in enumerate(board.seats) if (recipients := _addresses_of(ctx, [userid]))
     ]
     others = _addresses_of(ctx, [userid for userid in readers if userid not in board.seats])
-    return [*to_players, *([Reply(others, title, body, Kind.RELAY, thread=thread)] if others else [])]
+    return [*to_players, *([Reply(others, title, body, Kind.CHAT, thread=thread)] if others else [])]
 
 
 @handles(Message)
