@@ -149,13 +149,13 @@ def change_password(ctx: Context, command: ChangePassword) -> list[Reply]:
     _check_password(command.new_password, GLOBAL_VERBS["change"].syntax)
     users.set_password_hash(ctx.connection, user.id, ctx.passwords.hash(command.new_password))
     boards = _running_boards_of(ctx, user.userid)
+    follows = {0: "", 1: "; a mail follows for your running board"}.get(
+        len(boards), "; a mail follows for each of your running boards",
+    )
     body = wrap(
         f"The password of {user.userid} has been changed. Use the new one from now on. The reply addresses "
-        "of your earlier board mails no longer work"
-        + (
-            f"; {'a mail follows for each of your running boards' if len(boards) > 1 else 'a mail follows for your running board'}, "
-            "from its new reply address." if boards else "."
-        ), hang="",
+        f"of your earlier board mails no longer work{follows}{', from its new reply address' if boards else ''}.",
+        hang="",
     ) + "\n"
     lead = wrap(
         "(Your password changed: reply to this mail to play. The reply addresses of earlier mails no longer work.)",
