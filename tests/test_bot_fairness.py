@@ -43,7 +43,7 @@ def challenge_bots(runtime: Runtime, clock: FakeClock, challenges: list[tuple[st
     for player, strength in challenges:
         clock.advance(minutes=1)
         [(_, mail)] = send(runtime, f"{player}@example.org", f"toy challenge -bot={strength} bot {player}")
-        assert "New Toy Board" in str(mail["Subject"]), body(mail)
+        assert str(mail["Subject"]).startswith("Toy Board ") and "No moves yet." in body(mail), body(mail)
 
 
 def test_players_take_turns_however_many_boards_one_has_due(runtime: Runtime, clock: FakeClock) -> None:
