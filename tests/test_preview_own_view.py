@@ -51,7 +51,7 @@ def psychomachia_board(runtime: Runtime, alice_hides: str) -> int:
     """alice (White) and bob (Black) have hidden their stones and placed a few;
     bob is to move. Returns the board's number."""
     [(_, message), _] = send(runtime, "alice@example.org", "psychomachia challenge -size=6 -stones=6 alice bob")
-    board = int(str(message["Subject"]).split()[3])
+    board = int(str(message["Subject"]).split()[-1])
     play(runtime, "psychomachia", board, [
         ("bob", "hide d5"), ("alice", f"hide {alice_hides}"), ("alice", "c1"), ("bob", "b1"), ("alice", "b2"),
     ])
@@ -106,7 +106,7 @@ def parliament_board(runtime: Runtime, alice_prefers: str) -> int:
     """alice (Red) and bob (Blue) have chosen preferences (g7 cancels) and
     claimed a seat each; alice is to move. Returns the board's number."""
     [(_, message), _] = send(runtime, "alice@example.org", "parliament challenge -boards=upper alice bob")
-    board = int(str(message["Subject"]).split()[3])
+    board = int(str(message["Subject"]).split()[-1])
     play(runtime, "parliament", board, [
         ("bob", "prefer d4,g7"), ("alice", f"prefer {alice_prefers}"), ("alice", "e4"), ("bob", "f5"),
     ])
