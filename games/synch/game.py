@@ -34,6 +34,7 @@ class Synch(Game):
     title = TITLE
     playout_moves = 0
     state_type = SynchState
+    draws = True  # equal symbols
     min_players = 2
     max_players = 2
     side_names = SIDE_NAMES

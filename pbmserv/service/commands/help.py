@@ -69,7 +69,14 @@ def options_text(game: Game, indent: str = "") -> str:
 
 def game_help_text(game: Game) -> str:
     usage = "\n".join(syntax_lines(verb.syntax_for(game.name)) for verb in GAME_VERBS.values())
-    return f"{game.help().strip()}\n\nCommands:\n{usage}\n"
+    return f"{game.help().strip()}\n\nCommands:\n{usage}\n\n{wrap(_proposals_text(game), hang='')}\n"
+
+
+def _proposals_text(game: Game) -> str:
+    undo = f"'{game.name} move board userid password undo' asks to take back your last move"
+    if game.draws:
+        return f"'{game.name} move board userid password propose' offers a draw, and {undo}."
+    return f"{game.title} has no draws, so there is no draw offer; {undo}."
 
 
 @handles(Help)
