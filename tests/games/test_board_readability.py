@@ -151,8 +151,8 @@ def test_the_synch_legend_says_what_lies_under_each_marker():
         state = game.play(state, min(game.to_move(state)), move)
     rendered = game.render(state, None)
     assert board_lines(rendered)[1:5] == ["4 . . . 2  4", "3 . . x o  3", "2 . . 1 .  2", "1 . . . .  1"]
-    assert "1 = alice's marker on c2 (an x, just drawn)." in rendered
-    assert "2 = bob's marker on d4 (an o, just drawn)." in rendered
+    assert "1 = alice's marker on c2 (an x, just marked)." in rendered
+    assert "2 = bob's marker on d4 (an o, just marked)." in rendered
 
 
 def synch_texts(game: Game, options: Mapping[str, str], seed: int, turns: int) -> tuple[Any, list[str]]:
