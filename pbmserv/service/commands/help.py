@@ -5,10 +5,15 @@ from __future__ import annotations
 from pbmserv.gamekit import Game
 from pbmserv.protocol import GAME_VERBS, GLOBAL_VERBS, Verb
 from pbmserv.protocol.commands import GameHelp, Help, ListGames
+from pbmserv.protocol.syntax import did_you_mean, listed
 from pbmserv.service.commands.handling import handles
+from pbmserv.service.play import ratings
 from pbmserv.service.play.views import syntax_lines, wrap
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
+
+#: `standings` and `ratings`, whose help says how a rating changes
+_STANDINGS = GAME_VERBS["standings"]
 
 OVERVIEW = """\
 pbmserv plays board games by mail. Put a command in the Subject of a
@@ -41,15 +46,12 @@ working. 'help COMMAND' explains one command, 'help GAME' one game.
 """
 
 
-def _indent(verbs: dict[str, Verb], skip: tuple[str, ...] = ()) -> str:
-    return "\n".join(syntax_lines(verb.syntax) for word, verb in verbs.items() if word not in skip)
+def _indent(verbs: dict[str, Verb]) -> str:
+    return "\n".join(syntax_lines(verb.syntax) for verb in listed(verbs).values())
 
 
 def overview() -> str:
-    return OVERVIEW.format(
-        global_commands=_indent(GLOBAL_VERBS, skip=("add", "delete")),
-        game_commands=_indent(GAME_VERBS),
-    )
+    return OVERVIEW.format(global_commands=_indent(GLOBAL_VERBS), game_commands=_indent(GAME_VERBS))
 
 
 def options_text(game: Game, indent: str = "") -> str:
@@ -68,7 +70,7 @@ def options_text(game: Game, indent: str = "") -> str:
 
 
 def game_help_text(game: Game) -> str:
-    usage = "\n".join(syntax_lines(verb.syntax_for(game.name)) for verb in GAME_VERBS.values())
+    usage = "\n".join(syntax_lines(verb.syntax_for(game.name)) for verb in listed(GAME_VERBS).values())
     return f"{game.help().strip()}\n\nCommands:\n{usage}\n\n{wrap(_proposals_text(game), hang='')}\n"
 
 
@@ -89,11 +91,13 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
     if verb is not None:
         body = f"{syntax_lines(verb.syntax, '')}\n\n{wrap(verb.help, hang='')}\n"
+        if verb.read is _STANDINGS.read:
+            body += f"\n{wrap(ratings.how_ratings_change(), hang='')}\n"
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     raise ServiceError(
         f"There is no help on '{topic}'.",
-        "send 'help' for the list of commands, or 'help GAME' for a game: "
-        + ", ".join(ctx.catalog.names()),
+        did_you_mean(topic, [*listed(GLOBAL_VERBS), *listed(GAME_VERBS), *ctx.catalog.names()])
+        + "send 'help' for the list of commands, or 'help GAME' for a game: " + ", ".join(ctx.catalog.names()),
     )
 
 
