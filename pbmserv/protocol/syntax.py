@@ -56,14 +56,10 @@ def listed(verbs: dict[str, Verb]) -> dict[str, Verb]:
     return {word: verb for word, verb in verbs.items() if not verb.alias_of}
 
 
-def near_misses(word: str, known: Iterable[str]) -> list[str]:
-    """The known words `word` is likely a slip for, closest first (`majoritys` -> `majorities`)."""
-    return difflib.get_close_matches(word.lower(), list(known), n=3, cutoff=0.75)
-
-
 def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """ "did you mean 'majorities'? " or "" """
-    close = near_misses(word, known)
+    """ "did you mean 'majorities'? " when `word` is likely a slip for known
+    words (at most three, the closest first), else "" """
+    close = difflib.get_close_matches(word.lower(), list(known), n=3, cutoff=0.75)
     return f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
 
 

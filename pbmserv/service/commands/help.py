@@ -12,9 +12,6 @@ from pbmserv.service.play.views import syntax_lines, wrap
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
 
-#: `standings` and `ratings`, whose help says how a rating changes
-_STANDINGS = GAME_VERBS["standings"]
-
 OVERVIEW = """\
 pbmserv plays board games by mail. Put a command in the Subject of a
 mail to this address; anything you write in the body of a move goes to
@@ -91,7 +88,7 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
     if verb is not None:
         body = f"{syntax_lines(verb.syntax, '')}\n\n{wrap(verb.help, hang='')}\n"
-        if verb.read is _STANDINGS.read:
+        if topic in ("standings", "ratings"):
             body += f"\n{wrap(ratings.how_ratings_change(), hang='')}\n"
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     raise ServiceError(
