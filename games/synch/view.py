@@ -34,8 +34,9 @@ LAST_SYMBOL_LAYERS = {SYMBOLS[seat]: (Mark(Kind.STONE, SYMBOLS[seat], seat, last
 
 def draw(state: SynchState) -> Drawing:
     """The position as everybody sees it: the board shows only what both
-    players have sent. The last move is the last placement or round (the
-    rules' move), not a half round under way."""
+    players have sent. The marks of the last move are those of the last
+    placement or round (a half round under way marks nothing yet), while
+    the last move named is the move list's last, a half round included."""
     players = state.players
     markers = rules.shown_markers(state)
     counts = state.counts()
@@ -147,9 +148,14 @@ def _title(state: SynchState, phase: Phase | None) -> str:
 
 
 def _last_move(state: SynchState, last: LastMove) -> str:
-    """The last placement or round in short: "alice place c3", "round 4:
-    bob ne, alice synch"."""
+    """The last move in short, as the move list ends: "alice place c3",
+    "round 4: bob ne, alice synch", or the half of a round under way,
+    "alice synch, the first half of round 5"."""
     players = state.players
+    if state.pending is not None:
+        directioner = rules.directioner(state)
+        sender = 1 - directioner if state.order == MODE_FIRST else directioner
+        return f"{players[sender]} {state.pending}, the first half of round {state.moves_done + 1}"
     if last.number == 0:
         return f"{players[last.seat]} place {grid_for(state.size).label(last.drawn[0])}"
     decider = players[1 - last.seat]
