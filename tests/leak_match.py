@@ -196,6 +196,9 @@ class Match:
         userid, other = self.userid(seat), self.userid(1 - seat)
         kind = rng.choice(["propose", "undo"])
         own = self.own_moves(seat)
+        if kind == "propose" and not self.game.draws:  # refused alike in both runs: the rules have no draws
+            self.pair.expect_error(userid, move_subject(game, userid, kind))
+            return
         if self.proposal is not None or (kind == "undo" and not own):
             if seat == self.rival and (self.proposal is not None or not self.has_moved(seat)):
                 self.pair.expect_error("bob", move_subject(game, "bob", kind))
@@ -298,7 +301,7 @@ class Match:
                 self.pair.expect_move("bob", move_subject(game, "bob", "reject"), compare=False)
             if roll < 0.2 and not self.diverged:
                 self.play_on()
-            elif roll < 0.4:
+            elif roll < 0.4 and self.game.draws:
                 self.pair.expect_move("alice", move_subject(game, "alice", "propose"), compare=False)
                 self.end("bob", move_subject(game, "bob", "accept"))
             else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -20,9 +21,10 @@ from sqlalchemy import select
 
 from pbmserv.mail.backends import MemoryBackend
 from pbmserv.runtime import Runtime
-from pbmserv.service.bots.manners import RESIGN_COMMENT
+from pbmserv.service.bots.manners import RESIGN_COMMENT, answer
 from pbmserv.service.bots.queue import play_due_turns
 from pbmserv.service.bots.turns import BOT_DOMAIN, due_answers, due_turns, turn_mail
+from pbmserv.service.play.board import replay
 from pbmserv.store import records
 from pbmserv.store.database import reading
 from pbmserv.store.models import InboundMail
@@ -30,6 +32,7 @@ from tests.conftest import FakeClock
 from tests.mailtools import body, make_mail, send, signup
 from tests.test_bots import moves_of
 from tests.test_cli import BIN, env_for, maildir_mails, receive, receive_signup
+from tests.toygame import Toy
 
 #: enough search for the toy game's forced losses to show as such (below 0.03)
 ITERATIONS = 2000
@@ -243,3 +246,20 @@ def test_a_bots_runner_killed_while_judging_a_draw_offer_answers_it_once(tmp_pat
         if "draw offer" in " ".join(body(mail).split()) and ("bot-strong rejects" in body(mail) or "accepted by every player" in body(mail))
     ]
     assert len(answers) == 1
+
+
+class ToyWithoutDraws(Toy):
+    draws = False
+
+
+def test_a_draw_offer_in_a_game_without_draws_is_rejected_however_the_bot_stands(runtime: Runtime, clock: FakeClock) -> None:
+    """The server refuses such an offer (tests/transcripts/65-no-draws.txt);
+    should one reach the bot all the same, it does not end the game drawn."""
+    start(runtime, clock, "alice bot", FORKED)  # the bot is lost: with draws it accepts (above)
+    with reading(runtime.engine) as connection:
+        board = records.find_board(connection, "toy", 101)
+        assert board is not None
+        state = replay(ToyWithoutDraws(), board, records.board_moves(connection, board.id))
+    offered = replace(board, proposal={"kind": "draw", "by": 0, "accepted": [0]})
+    assert answer(ToyWithoutDraws(), offered, state, 1, "judge", ITERATIONS) == "reject"
+    assert answer(Toy(), offered, state, 1, "judge", ITERATIONS) == "accept"

@@ -5,10 +5,8 @@ passwords that must be masked."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from pbmserv.protocol import ParseError, parse_command, parse_request
+from pbmserv.protocol import ParseError, parse_command
 from pbmserv.protocol.commands import (
     AllShow,
     BoardRef,
@@ -23,7 +21,8 @@ from pbmserv.protocol.commands import (
     Subscribe,
     Unsubscribe,
 )
-from pbmserv.protocol.errors import BadArgument, MissingArgument
+from pbmserv.protocol.errors import BadArgument, MissingArgument, UnknownCommand
+from pbmserv.service.commands.help import overview
 
 GAMES = ("majorities", "toy")
 
@@ -39,6 +38,8 @@ GAMES = ("majorities", "toy")
         ("toy chat 101 alice Pw", Chat("toy", 101, "alice", "Pw")),
         ("toy showas alice Pw 101", ShowAs("toy", "alice", "Pw", (BoardRef(101),))),
         ("toy showas alice Pw 101#3 102", ShowAs("toy", "alice", "Pw", (BoardRef(101, 3), BoardRef(102)))),
+        ("toy challenges bob Pw on", SetAccepting("toy", "bob", "Pw", True)),
+        ("toy CHALLENGES bob Pw OFF", SetAccepting("toy", "bob", "Pw", False)),
         ("toy accept bob Pw", SetAccepting("toy", "bob", "Pw", True)),
         ("toy reject bob Pw", SetAccepting("toy", "bob", "Pw", False)),
         ("toy limit bob Pw 3", SetLimit("toy", "bob", "Pw", 3)),
@@ -68,6 +69,12 @@ def test_parses(text: str, expected: object) -> None:
         ("toy chat 101 alice pw hello", BadArgument, "one word too many"),
         ("toy showas alice pw", MissingArgument, "board number is missing"),
         ("toy showas alice pw latest", BadArgument, "not a board number like 101"),
+        ("toy challenges bob pw", MissingArgument, "'on' or 'off' is missing"),
+        ("toy challenges bob pw maybe", BadArgument, "ends with 'on' or 'off', not 'maybe'"),
+        ("toy accept 101 bob pw", BadArgument, "takes no board number: it is the old word for the challenge policy"),
+        ("toy reject #101 bob pw", BadArgument, "takes no board number"),
+        ("toy chalenge alice bob", UnknownCommand, "'chalenge' is not a toy command"),
+        ("majoritys challenge alice bob", UnknownCommand, "neither a command nor a game"),
         ("toy accept bob", MissingArgument, "password is missing"),
         ("toy reject bob pw now", BadArgument, "one word too many"),
         ("toy limit bob pw", MissingArgument, "number is missing"),
@@ -94,44 +101,32 @@ def test_errors_are_typed_and_explain(text: str, error: type[ParseError], says: 
 
 
 @pytest.mark.parametrize(
-    ("text", "passwords"),
+    ("text", "fix_starts"),
     [
-        ("toy subscribe 101 carol s3cret", ("s3cret",)),
-        ("toy subscribe all carol s3cret", ("s3cret",)),
-        ("toy unsubscribe all carol s3cret", ("s3cret",)),
-        ("toy notify 101 dave s3cret", ("s3cret",)),
-        ("toy chat 101 alice s3cret", ("s3cret",)),
-        ("Re: toy chat 101 alice s3cret", ("s3cret",)),
-        ("toy showas alice s3cret 101", ("s3cret",)),
-        ("toy showas alice s3cret", ("alice", "s3cret")),  # also where the line does not parse
-        ("toy accept bob s3cret", ("s3cret",)),
-        ("toy reject bob s3cret", ("s3cret",)),
-        ("toy limit bob s3cret 3", ("s3cret",)),
-        ("toy seek bob s3cret x", ("bob", "s3cret", "x")),
-        ("chess seek bob s3cret 2", ("bob", "s3cret", "2")),  # an unknown game still hides the password
-        ("message alice s3cret bob carol", ("s3cret",)),
-        ("message limit s3cret bob carol", ("s3cret",)),  # a userid that is also a game verb
-        ("broadcast root s3cret", ("s3cret",)),
-        ("signup alice 1234 a@b.c d@e.f", ("1234",)),  # a digit password is not a board number
-        ("all show alice", ()),
+        ("majoritys challenge alice bob", "did you mean 'majorities'? commands: all,"),
+        ("hlep", "did you mean 'help'? commands:"),
+        ("toy chalenge alice bob", "did you mean 'challenge' or 'challenges'? toy commands:"),
+        ("toy acept 101 alice pw", "toy commands:"),  # the old word 'accept' is no longer offered
+        ("zzz", "commands: all, broadcast,"),
     ],
 )
-def test_the_passwords_of_a_line_are_found(text: str, passwords: tuple[str, ...]) -> None:
-    assert parse_request(text, "", GAMES).passwords == passwords
+def test_a_near_miss_gets_did_you_mean_among_what_help_lists(text: str, fix_starts: str) -> None:
+    with pytest.raises(UnknownCommand) as raised:
+        parse_command(text, (*GAMES, "majorities"))
+    assert raised.value.fix.startswith(fix_starts)
+    assert "add," not in raised.value.fix and "delete" not in raised.value.fix and "reject" not in raised.value.fix
 
 
-words = st.one_of(
-    st.sampled_from(["toy", "subscribe", "unsubscribe", "notify", "chat", "showas", "accept", "reject",
-                     "limit", "seek", "message", "broadcast", "all", "show", "next", "101", "101#2", "0",
-                     "1000", "alice", "pw", "Re:"]),
-    st.text(min_size=0, max_size=12),
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(words, max_size=7).map(" ".join))
-def test_any_line_of_these_words_parses_or_gives_a_typed_error(subject: str) -> None:
-    for line in parse_request(subject, "", GAMES).lines:
-        assert (line.command is None) != (line.error is None)
-        if line.error is not None:
-            assert line.error.message.strip()
+def test_an_unknown_command_error_lists_exactly_what_help_lists() -> None:
+    with pytest.raises(UnknownCommand) as raised:
+        parse_command("zzz", GAMES)
+    in_error = set(" ".join(raised.value.fix.split()).split("commands: ")[1].split(";")[0].split(", "))
+    everybody = overview().split("Commands for everybody:\n")[1].split("\n\n")[0]
+    in_help = {line.split()[0] for line in everybody.splitlines() if not line.startswith("      ")}
+    assert in_error == in_help and "add" not in in_help and "delete" not in in_help
+    with pytest.raises(UnknownCommand) as raised:
+        parse_command("toy zzz", GAMES)
+    in_error = set(" ".join(raised.value.fix.split()).split("toy commands: ")[1].split(";")[0].split(", "))
+    per_game = overview().split("(replace GAME by its name):\n")[1].split("\n\n")[0]
+    in_help = {line.split()[1] for line in per_game.splitlines() if not line.startswith("      ")}
+    assert in_error == in_help and "accept" not in in_help and "challenges" in in_help

@@ -5,12 +5,14 @@ players, and nothing changed by a refused command."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import select
 
 from pbmserv.protocol import ParseError, parse_command, probable_passwords
 from pbmserv.protocol.commands import History, Standings
 from pbmserv.runtime import Runtime
-from pbmserv.service.play.ratings import new_rating, pair_score
+from pbmserv.service.play.ratings import explained, new_rating, pair_score
 from pbmserv.store.models import Rating, User
 from tests.conftest import FakeClock
 from tests.mailtools import body, send, signup
@@ -38,6 +40,32 @@ DRAWN_GAME = ("a3", "b3", "c3", "a2", "b2", "a1", "c2", "c1", "b1")
 )
 def test_new_rating(rating: int, games: int, results: list[tuple[int, float]], expected: int) -> None:
     assert new_rating(rating, games, results) == expected
+
+
+@given(
+    st.integers(100, 3000), st.integers(0, 60),
+    st.lists(st.tuples(st.integers(100, 3000), st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=5),
+)
+def test_the_explanation_of_a_change_ends_on_the_new_rating(rating: int, games: int, results: list[tuple[int, float]]) -> None:
+    why = explained(rating, games, results)
+    after = new_rating(rating, games, results)
+    if games < 20:
+        assert why.startswith(f"provisional, {games} rated game")
+        assert f"({rating} x {games + 1} + performance " in why
+        assert f"= {after}" in why or f"it stays {after}" in why
+    else:
+        assert why.startswith(f"Elo: {rating} + 32") and why.endswith(f") = {after}.")
+
+
+@pytest.mark.parametrize(("rating", "games", "results", "why"), [
+    (1600, 0, [(1600, 1.0)], "provisional, 0 rated games before: (1600 x 1 + performance 2000) / 2 = 1800; "
+     "performance = the opponent's 1600 +400 for a win."),
+    (2100, 5, [(1400, 1.0)], "provisional, 5 rated games before: (2100 x 6 + performance 1800) / 7 = 2057, but a win "
+     "never lowers a provisional rating: it stays 2100; performance = the opponent's 1400 +400 for a win."),
+    (1650, 25, [(1600, 0.0)], "Elo: 1650 + 32 x (score 0 - expected 0.57 against 1600) = 1632."),
+])
+def test_a_change_is_explained_with_its_numbers(rating: int, games: int, results: list[tuple[int, float]], why: str) -> None:
+    assert explained(rating, games, results) == why
 
 
 def test_pair_scores() -> None:
@@ -104,7 +132,12 @@ def test_established_players_get_elo(players: Runtime) -> None:
     send(players, "alice@example.org", "toy challenge alice bob")
     open_board(players, 101, "alice", "bob")
     replies = dict(send(players, "bob@example.org", "toy resign 101 bob bob-pw"))
-    assert "alice 1600 -> 1616 (+16)\n  bob 1600 -> 1584 (-16)\n" in body(replies["alice@example.org"])
+    assert (
+        "alice 1600 -> 1616 (+16)\n"
+        "    Elo: 1600 + 32 x (score 1 - expected 0.50 against 1600) = 1616.\n"
+        "  bob 1600 -> 1584 (-16)\n"
+        "    Elo: 1600 + 32 x (score 0 - expected 0.50 against 1600) = 1584.\n"
+    ) in body(replies["alice@example.org"])
     assert ratings_of(players) == {"alice": (1616, 11, 10, 0), "bob": (1584, 10, 11, 0)}
     [(_, table)] = send(players, "carol@example.org", "toy standings")
     established = body(table).split("Established")[1].split("Provisional")[0]

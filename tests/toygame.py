@@ -40,6 +40,7 @@ class Toy(Game):
     title = "Toy"
     state_type = ToyState
     side_names = ("X", "O")
+    draws = True
     options = (
         Option("size", 3, (3, 4), "board size"),
         Option("secret", False, description="each player first names a secret square"),

@@ -55,6 +55,8 @@ class Board:
             )
             for direction in DIRECTION_TITLES
         }
+        #: direction -> the name of each of its lines, as the board mail lists them
+        self.line_names = {direction: tuple(map(self.grid.line_name, self.grid.lines(direction))) for direction in DIRECTION_TITLES}
 
     @cached_property
     def line_readers(self) -> dict[str, tuple[tuple[itemgetter, int], ...]]:
@@ -81,9 +83,17 @@ def board_for(size: int) -> Board:
 
 @dataclass(frozen=True)
 class DirectionTally:
-    lines_won: tuple[int, int]
-    open_lines: int
+    #: the seat that has won each line of the direction, None while it is open
+    owners: tuple[int | None, ...]
     holder: int | None
+
+    @property
+    def lines_won(self) -> tuple[int, int]:
+        return self.owners.count(0), self.owners.count(1)
+
+    @property
+    def open_lines(self) -> int:
+        return self.owners.count(None)
 
 
 @dataclass(frozen=True)
@@ -124,18 +134,21 @@ class Placement:
 
 @lru_cache(maxsize=4096)
 def tallies(size: int, board: str) -> dict[str, DirectionTally]:
-    """Lines won and holder per direction (shared between callers: do not change it)."""
+    """Who has won each line, and who holds the direction, per direction (shared between callers: do not change it)."""
     result = {}
     for direction, lines in board_for(size).line_readers.items():
-        won = [0, 0]
-        for read_line, majority in lines:
-            stones = read_line(board)
-            for seat, mark in enumerate(SEAT_MARKS):
-                if stones.count(mark) >= majority:
-                    won[seat] += 1
-        holder = next((seat for seat in (0, 1) if won[seat] * 2 > len(lines)), None)
-        result[direction] = DirectionTally((won[0], won[1]), len(lines) - won[0] - won[1], holder)
+        owners = tuple(_owner(read_line(board), majority) for read_line, majority in lines)
+        holder = next((seat for seat in (0, 1) if owners.count(seat) * 2 > len(lines)), None)
+        result[direction] = DirectionTally(owners, holder)
     return result
+
+
+def _owner(stones: tuple[str, ...], majority: int) -> int | None:
+    if stones.count(SEAT_MARKS[0]) >= majority:
+        return 0
+    if stones.count(SEAT_MARKS[1]) >= majority:
+        return 1
+    return None
 
 
 

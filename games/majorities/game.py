@@ -204,8 +204,10 @@ live cells.
 Rows are lettered from the top (a, b, c, ...) and the cells of a row
 are numbered from its left end, starting at 1: c1 is the first cell of
 the third row. Row letters stand left of the board. The numbers above,
-below and right of it are not cells: each ends a slant of cells that
-all have that number in their rows (a 4 ends a slant like a4, b4, c4).
+below and right of it are not cells: the cells with one number form
+a slant that bends at the middle row, and the number stands at both of
+its ends (the 1 above row a and the 1 below the last row: a1 down the
+left edge to the middle row's 1, and on down to the last row's 1).
 The last move's stones are shown in brackets, like (X).
 
 Play
@@ -224,7 +226,9 @@ Lines and directions
   Won lines and directions are never lost again. The game always ends
   with a winner, at the latest when the board is full. The board mail
   counts, for each direction, the lines won by each player, the lines
-  still open and who holds the direction.
+  still open and who holds the direction, and names every line won
+  and open: a row by its letter (c), a diagonal by its end cells, the
+  upper one first (a2-d1).
 
 Moves
   majorities move 101 alice secret e5     (the first turn: one stone)

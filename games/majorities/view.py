@@ -18,9 +18,10 @@ from games.majorities.board import (
     tallies,
     winner,
 )
-from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Panel, Seat, Tally
+from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Panel, Seat, Tally, filled
 
 INKS = (Ink.BLACK, Ink.WHITE)
+WIDTH = 72
 LINES_WON = "Lines won"
 #: each stored board character's layers, for a stone of an earlier move
 LAYERS = {
@@ -54,7 +55,7 @@ def draw(state: MajoritiesState) -> Drawing:
         panels=(Panel(board.grid, marks),),
         tally=_tally(state),
         header=tuple(header),
-        notes=(_needs(state.size),),
+        notes=(*_lines(state), _needs(state.size)),
         last_move=last_move,
     )
 
@@ -68,14 +69,18 @@ def _title(state: MajoritiesState) -> str:
 
 
 @cache
-def _numbers_legend(size: int) -> tuple[str, str]:
-    """What the numbers around the hexagon are: each stands at the end of a
-    slant of cells that share that number, never on a cell of its own."""
-    number = size + 1
+def _numbers_legend(size: int) -> tuple[str, ...]:
+    """What the numbers around the hexagon are: each stands at both ends
+    of the cells that share that number, a slant bent at the middle row,
+    never on a cell of its own. The example is the slant of the 1s, whose
+    ends and bend are corners, which are never dead."""
     middle = chr(ord("a") + size - 1)
-    return (
-        "The numbers around the board are not cells: each ends a slant of the",
-        f"cells with that number (the {number} right of row a: b{number} to {middle}{number}).",
+    last = chr(ord("a") + 2 * size - 2)
+    return filled(
+        "The numbers around the board are not cells: the cells with one number "
+        f"form a slant bent at row {middle}, that number at both its ends "
+        f"(the 1 above row a and the 1 below row {last}: a1 to {middle}1 to {last}1).",
+        WIDTH,
     )
 
 
@@ -101,6 +106,20 @@ def _tally(state: MajoritiesState) -> Tally:
         for direction, tally in tallies(state.size, state.board).items()
     )
     return Tally((f"{GLYPHS[0]} {players[0]}", f"{GLYPHS[1]} {players[1]}", "open", "held by"), rows)
+
+
+def _lines(state: MajoritiesState) -> list[str]:
+    """Per direction, the lines each side has won and those still open, by
+    name (a row by its letter, a diagonal by its end cells)."""
+    names = board_for(state.size).line_names
+    paragraphs: list[str] = []
+    for direction, tally in tallies(state.size, state.board).items():
+        groups = [
+            f"{label} {' '.join(name for name, owner in zip(names[direction], tally.owners) if owner == who) or 'none'}"
+            for label, who in ((f"{GLYPHS[0]} won", 0), (f"{GLYPHS[1]} won", 1), ("open", None))
+        ]
+        paragraphs.extend(filled(f"{DIRECTION_TITLES[direction]}: {'; '.join(groups)}.", WIDTH, "  "))
+    return paragraphs
 
 
 @cache

@@ -43,6 +43,7 @@ class Parliament(Game):
     title = "Parliament"
     playout_moves = 0
     state_type = State
+    draws = True  # after three hung rounds
     min_players = 2
     max_players = 2
     side_names = SIDES

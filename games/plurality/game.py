@@ -21,7 +21,7 @@ from games.plurality.board import (
 )
 from games.plurality.board_text import board_text
 from games.plurality.moves import Pass, PluralityMove, drops_for, read_drop
-from games.plurality.open_drops import first_open_drop, open_drops
+from games.plurality.open_drops import example_drop, open_drops
 from games.plurality.state import PluralityState, estimated_points, territory_points
 from pbmserv.gamekit import Drawing, Game, IllegalMove, InvalidOption, Option, Outcome, from_data, to_data
 
@@ -96,9 +96,7 @@ class Plurality(Game):
         """The first of `moves`, without listing the open drops."""
         if seat not in self.to_move(state):
             return ""
-        layout = layout_for(state.board, state.size)
-        first = first_open_drop(layout, state)
-        return "pass" if first is None else layout.moves[first][0]
+        return example_drop(layout_for(state.board, state.size), state) or "pass"
 
     def read_move(self, state: PluralityState, seat: int, text: str) -> PluralityMove:
         if state.passes >= 2:

@@ -41,6 +41,13 @@ def first_open_drop(layout: Layout, state: PluralityState) -> int | None:
     return next((k for k, shape in enumerate(layout.shapes) if shape.is_open(occupied)), None)
 
 
+def example_drop(layout: Layout, state: PluralityState) -> str | None:
+    """The drop the board mail gives as its one example (the first open
+    one, its first point starred); None when no drop is open."""
+    first = first_open_drop(layout, state)
+    return None if first is None else layout.moves[first][0]
+
+
 def scan(layout: Layout, occupied: int) -> tuple[int, ...]:
     if not occupied:  # three stones never fill a four-stone block
         return tuple(range(len(layout.shapes)))

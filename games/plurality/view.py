@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from games.plurality.board import BLACK, SIDES, WHITE, Layout, bits_of, layout_for
 from games.plurality.board_text import LAST_MOVE_MARK, NEUTRAL_GLYPH
-from games.plurality.open_drops import first_open_drop
+from games.plurality.open_drops import example_drop
 from games.plurality.state import PluralityState, territories, territory_points
 from pbmserv.gamekit import Drawing, Ink, Kind, Mark, Outcome, Panel, Seat, Tally, filled
 
@@ -92,12 +92,12 @@ def _title(layout: Layout, state: PluralityState, names: list[str], outcome: Out
 
 
 def _next_move(layout: Layout, state: PluralityState, mover: str) -> str:
-    """Who moves and what to send, with a drop that is legal now (the first
-    open one in reading order, its last point starred)."""
-    first = first_open_drop(layout, state)
-    if first is None:
+    """Who moves and what to send, with a drop that is legal now: the
+    example move the board mail ends with (`Plurality.example_move`), so
+    that one mail gives one example."""
+    example = example_drop(layout, state)
+    if example is None:
         return f"Next: {mover} sends pass; no drop is possible any more."
-    example = layout.moves[first][2]
     opponent = STONE_GLYPHS[1 - state.turn]
     return f"Next: {mover} sends a drop like {example} (* = {opponent}) or pass."
 

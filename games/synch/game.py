@@ -24,7 +24,6 @@ from games.synch.state import (
     SIDE_NAMES,
     TITLE,
     SynchState,
-    grid_for,
 )
 from pbmserv.gamekit import Drawing, Game, IllegalMove, Option, Outcome
 
@@ -34,6 +33,7 @@ class Synch(Game):
     title = TITLE
     playout_moves = 0
     state_type = SynchState
+    draws = True  # equal symbols
     min_players = 2
     max_players = 2
     side_names = SIDE_NAMES
@@ -74,8 +74,7 @@ class Synch(Game):
         if phase is None or phase.seat != seat:
             return []
         if phase.kind == "place":
-            taken = state.markers[1 - seat]
-            return [Place(cell, state.size) for cell in grid_for(state.size).cells if cell != taken]
+            return [Place(cell, state.size) for cell in rules.legal_places(state, seat)]
         if phase.kind == "mode":
             return [Mode(mode) for mode in rules.legal_modes(state)]
         return [Direction(direction) for direction in rules.legal_directions(state)]
@@ -180,9 +179,9 @@ HELP = """\
 Move In Synch, In Opposition (Leroy Quet, 2009): synch
 
 Two markers wander over a square board, one per player. Wherever a
-marker arrives on an empty square, its owner draws a symbol there
-(x for the first player, o for the second). The player with more
-symbols at the end wins.
+marker arrives on an empty square, it marks the square with its
+owner's symbol (x for the first player, o for the second). The
+player with more symbols at the end wins.
 
 Set-up. The first player places their marker with `place c3`; then
 the second player places theirs on any other square. Each start
@@ -205,8 +204,8 @@ before the round: the directioner may only name such a direction, and
 the decider may only announce a mode that leaves at least one.
 
 Marking. After both steps, a marker that arrived on an empty square
-draws its owner's symbol there, unless both markers arrived on the
-same empty square: then neither draws. A symbol is never erased or
+marks it with its owner's symbol, unless both markers arrived on the
+same empty square: then neither marks it. A symbol is never erased or
 replaced. Markers may share a square.
 
 The end. The game ends when every square holds a symbol, when one
@@ -224,13 +223,13 @@ Options
             a step that keeps their own marker on the board. When
             neither step would, the decider stays put: the server
             skips their half and the board mail says so. Only a
-            marker that moved draws a symbol.
+            marker that moved marks a square.
 
 The board mail. x and o are symbols, . an empty square; 1 and 2 are
 the first and second player's markers, * both markers on one square.
 A marker stands in place of its square's symbol, and the lines under
 the board say what lies beneath each one and whether the last round
-drew it. Below that: the symbol counts, the empty squares, the rounds
+marked it. Below that: the symbol counts, the empty squares, the rounds
 without a new symbol, and who must send what next. The move list
 shows one line per round, with both halves side by side.
 

@@ -16,6 +16,7 @@ from games.synch.state import (
     Cell,
     LastMove,
     SynchState,
+    grid_for,
     marked,
     reading_order,
 )
@@ -106,6 +107,13 @@ def legal_modes(state: SynchState) -> list[str]:
 
 
 # -- what a legal move does ------------------------------------------------
+def legal_places(state: SynchState, seat: int) -> list[Cell]:
+    """The squares `seat` may place their marker on, in the board's order:
+    any but the other marker's."""
+    taken = state.markers[1 - seat]
+    return [cell for cell in grid_for(state.size).cells if cell != taken]
+
+
 def place(state: SynchState, seat: int, cell: Cell) -> SynchState:
     other = state.markers[1 - seat]
     markers = (cell, other) if seat == 0 else (other, cell)
@@ -207,6 +215,6 @@ def ending(state: SynchState) -> tuple[str, str] | None:
     if state.quiet_moves >= stall_limit(state):
         return (
             f" after {state.quiet_moves} rounds without a new symbol",
-            f"{state.quiet_moves} rounds in a row drew no new symbol",
+            f"{state.quiet_moves} rounds in a row brought no new symbol",
         )
     return None

@@ -27,15 +27,16 @@ MARKER_GLYPHS = ("1", "2")
 SHARED_MARKERS_GLYPH = "*"
 WIDTH = 72
 INKS = (Ink.BLACK, Ink.WHITE)
-#: the layers of a square holding a symbol, by the symbol; the last round's drawn ones last=True
+#: the layers of a square holding a symbol, by the symbol; the last round's new ones last=True
 SYMBOL_LAYERS = {SYMBOLS[seat]: (Mark(Kind.STONE, SYMBOLS[seat], seat),) for seat in (0, 1)}
 LAST_SYMBOL_LAYERS = {SYMBOLS[seat]: (Mark(Kind.STONE, SYMBOLS[seat], seat, last=True),) for seat in (0, 1)}
 
 
 def draw(state: SynchState) -> Drawing:
     """The position as everybody sees it: the board shows only what both
-    players have sent. The last move is the last placement or round (the
-    rules' move), not a half round under way."""
+    players have sent. The marks of the last move are those of the last
+    placement or round (a half round under way marks nothing yet), while
+    the last move named is the move list's last, a half round included."""
     players = state.players
     markers = rules.shown_markers(state)
     counts = state.counts()
@@ -62,7 +63,7 @@ def draw(state: SynchState) -> Drawing:
         paragraphs.append(_describe_last(state, state.last))
     if phase is not None:
         if phase.kind != "place":
-            paragraphs.append(_describe_current(state))
+            paragraphs.extend(_describe_current(state))
         paragraphs.append(request(state, phase))
     else:
         paragraphs.append(_game_over(state))
@@ -99,7 +100,7 @@ def text(drawing: Drawing) -> str:
 
 
 def _marks(state: SynchState, markers: tuple[Cell | None, Cell | None]) -> dict[Cell, tuple[Mark, ...]]:
-    """Each square's symbol (the last round's drawn ones last=True), the
+    """Each square's symbol (the last round's new ones last=True), the
     markers on top."""
     marks: dict[Cell, tuple[Mark, ...]] = {
         cell: SYMBOL_LAYERS[char] for cell, char in zip(cells_by_index(state.size), state.marks) if char != EMPTY
@@ -147,9 +148,14 @@ def _title(state: SynchState, phase: Phase | None) -> str:
 
 
 def _last_move(state: SynchState, last: LastMove) -> str:
-    """The last placement or round in short: "alice place c3", "round 4:
-    bob ne, alice synch"."""
+    """The last move in short, as the move list ends: "alice place c3",
+    "round 4: bob ne, alice synch", or the half of a round under way,
+    "alice synch, the first half of round 5"."""
     players = state.players
+    if state.pending is not None:
+        directioner = rules.directioner(state)
+        sender = 1 - directioner if state.order == MODE_FIRST else directioner
+        return f"{players[sender]} {state.pending}, the first half of round {state.moves_done + 1}"
     if last.number == 0:
         return f"{players[last.seat]} place {grid_for(state.size).label(last.drawn[0])}"
     decider = players[1 - last.seat]
@@ -171,7 +177,7 @@ def _wrapped(paragraphs: list[str]) -> tuple[str, ...]:
 
 
 def _marker_legend(state: SynchState, markers: tuple[Cell | None, Cell | None]) -> list[str]:
-    """'1 = alice's marker on c3 (an x, just drawn).', a line a marker: the
+    """'1 = alice's marker on c3 (an x, just marked).', a line a marker: the
     markers hide their squares, so the legend says what lies under each."""
     grid = grid_for(state.size)
     drawn_last = set(state.last.drawn) if state.last else set()
@@ -179,7 +185,7 @@ def _marker_legend(state: SynchState, markers: tuple[Cell | None, Cell | None]) 
     def under(cell: Cell) -> str:
         mark = state.marks[index(state, cell)]
         what = "empty" if mark == EMPTY else f"an {mark}"
-        return f"{what}, just drawn" if cell in drawn_last else what
+        return f"{what}, just marked" if cell in drawn_last else what
 
     if markers[0] is not None and markers[0] == markers[1]:
         return [f"{SHARED_MARKERS_GLYPH} = both markers on {grid.label(markers[0])} ({under(markers[0])})."]
@@ -208,7 +214,9 @@ def _describe_last(state: SynchState, last: LastMove) -> str:
     players = state.players
     if last.number == 0:
         square = grid.label(last.drawn[0])
-        return f"Last move: {players[last.seat]} placed their marker on {square}."
+        # a half round under way is the last move, told by `_describe_current`
+        label = "Last move" if state.pending is None else "Last placement"
+        return f"{label}: {players[last.seat]} placed their marker on {square}."
     assert last.start is not None and last.direction is not None
     directioner, decider = last.seat, 1 - last.seat
     own_from = last.start[directioner]
@@ -237,19 +245,22 @@ def _describe_last(state: SynchState, last: LastMove) -> str:
             f"{grid.label(other_from)} to {grid.label(other_to)}."
         )
     if last.mode is not None and own_to == other_to and state.is_empty(own_to):
-        text += f" Both markers landed on empty {grid.label(own_to)}, so nobody drew there."
+        text += f" Both markers landed on empty {grid.label(own_to)}, so neither marked it."
     elif last.drawn:
-        drawers = [
-            f"{players[SYMBOLS.index(state.marks[index(state, cell)])]} on {grid.label(cell)}"
-            for cell in last.drawn
-        ]
-        text += " Drawn: " + ", ".join(drawers) + "."
+        marked = [f"{_owner_of(state, cell)}'s {state.marks[index(state, cell)]} on {grid.label(cell)}" for cell in last.drawn]
+        text += " New symbols: " + ", ".join(marked) + "."
     else:
-        text += " Nothing was drawn."
+        text += " No new symbol."
     return text
 
 
-def _describe_current(state: SynchState) -> str:
+def _owner_of(state: SynchState, cell: Cell) -> str:
+    return state.players[SYMBOLS.index(state.marks[index(state, cell)])]
+
+
+def _describe_current(state: SynchState) -> list[str]:
+    """The round under way, and its first half when that is sent: then
+    that half is the last move (the move list's last line)."""
     players = state.players
     directioner = rules.directioner(state)
     decider = 1 - directioner
@@ -258,26 +269,28 @@ def _describe_current(state: SynchState) -> str:
         f"{players[decider]} the decider."
     )
     if state.pending is None:
-        return text
+        return [text]
     if state.order == MODE_FIRST:
-        return f"{text} {players[decider]} announced {state.pending}."
+        return [text, f"Last move: {players[decider]} announced {state.pending}."]
     own = rules.shown_markers(state)[directioner]
     assert own is not None
-    return (
-        f"{text} {players[directioner]} went {state.pending} to "
-        f"{grid_for(state.size).label(own)} (marked when the round ends)."
-    )
+    return [
+        text,
+        f"Last move: {players[directioner]} went {state.pending} to "
+        f"{grid_for(state.size).label(own)} (marked when the round ends).",
+    ]
 
 
 # -- what to send, and why a move is refused --------------------------------
 def what_to_send(state: SynchState, phase: Phase) -> str:
     if phase.kind == "place":
-        if phase.seat == 0:
-            return "send place and a square, like place c3"
+        # the example is the board mail's example move (the first legal one), so a mail gives one
+        grid = grid_for(state.size)
+        example = f"like place {grid.label(rules.legal_places(state, phase.seat)[0])}"
         first = state.markers[0]
-        assert first is not None
-        taken = grid_for(state.size).label(first)
-        return f"send place and a square other than {taken}, like place c3"
+        if phase.seat == 0 or first is None:
+            return f"send place and a square, {example}"
+        return f"send place and a square other than {grid.label(first)}, {example}"
     if phase.kind == "mode":
         return "send " + " or ".join(rules.legal_modes(state))
     return "send a direction: " + ", ".join(rules.legal_directions(state))

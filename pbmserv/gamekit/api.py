@@ -128,6 +128,9 @@ class Game:
     #: tally scores it: 0 where the tally already reads a position well,
     #: more where what is still to be won matters more than what is held
     playout_moves: ClassVar[int] = 400
+    #: whether the rules can end a game drawn: only then may the players
+    #: agree a draw (`move ... propose`) and a bot accept one
+    draws: ClassVar[bool] = False
     #: the frozen dataclass of the game's states, for the default `decode`
     state_type: ClassVar[type[Any] | None] = None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -150,6 +150,15 @@ class HexHexGrid:
                 current = self.from_axial((cq + dq, cr + dr))
             result.append(line)
         return result
+
+    def line_name(self, line: Sequence[Cell]) -> str:
+        """A line of `lines` as a player finds it on the board: a row by its
+        letter ("c"), a diagonal by its two end cells, the upper one first
+        ("a2-d1")."""
+        first, last = line[0], line[-1]
+        if first[0] == last[0]:
+            return chr(ord("a") + first[0])
+        return f"{self.label(first)}-{self.label(last)}"
 
     def rhombi(self) -> list[frozenset[Cell]]:
         """Every rhombus of four cells: two triangles of mutually adjacent

@@ -275,7 +275,8 @@ class Chat(GameCommand):
 
 @dataclass(frozen=True)
 class SetAccepting(GameCommand):
-    """`GAME accept uid pw` (accepting=True) or `GAME reject uid pw`."""
+    """`GAME challenges uid pw on|off` (accepting: on), or its old words
+    `GAME accept uid pw` and `GAME reject uid pw`."""
 
     userid: str
     password: Credential

@@ -150,6 +150,7 @@ GLOBAL_VERBS = by_word(
         "add", "add userid password [address...]",
         "Another name for 'signup'.",
         _signup,
+        alias_of="signup",
     ),
     Verb(
         "change", "change password userid oldpassword newpassword  |  change address userid password [address...]",
@@ -180,6 +181,7 @@ GLOBAL_VERBS = by_word(
         "delete", "delete userid password",
         "Another name for 'signoff'.",
         _signoff,
+        alias_of="signoff",
     ),
     Verb(
         "list", "list [game...]",

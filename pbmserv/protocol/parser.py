@@ -10,7 +10,7 @@ from pbmserv.protocol.commands import Command
 from pbmserv.protocol.errors import EmptyCommand, UnknownCommand
 from pbmserv.protocol.game_commands import parse_game_command
 from pbmserv.protocol.global_commands import GLOBAL_VERBS
-from pbmserv.protocol.syntax import Said
+from pbmserv.protocol.syntax import Said, did_you_mean, listed
 
 
 def parse_command(text: str, games: Collection[str]) -> Command:
@@ -26,9 +26,10 @@ def parse_command(text: str, games: Collection[str]) -> Command:
         return parse_game_command(verb, words[1:], text)
     declared = GLOBAL_VERBS.get(verb)
     if declared is None or declared.read is None:
+        commands = sorted(listed(GLOBAL_VERBS))
         raise UnknownCommand(
             f"'{shown(words[0])}' is neither a command nor a game.",
-            "commands: " + ", ".join(sorted(GLOBAL_VERBS)) + "; games: "
+            did_you_mean(verb, [*commands, *known_games]) + "commands: " + ", ".join(commands) + "; games: "
             + (", ".join(sorted(known_games)) or "none installed")
             + "; send 'help' for the list",
         )

@@ -221,8 +221,9 @@ PLAY_VERBS = (
         (
             "Makes your move on a board. The move is the rest of the line, written as the game's help explains. A"
             " trailing #n makes the server refuse the move unless it is move number n, so an old or repeated mail"
-            " can never move twice. 'move ... resign' gives up the game. 'move ... propose' offers a draw and "
-            "'move ... undo' asks to take back your last move (and any made after it); every other player answers"
+            " can never move twice. 'move ... resign' gives up the game. 'move ... propose' offers a draw where the "
+            "game's rules have draws (its help says whether they do), and 'move ... undo' asks to take back your "
+            "last move (and any made after it); every other player answers"
             " with 'move ... accept' or 'move ... reject' (the proposer may reject, too, to withdraw it). One "
             "offer is open at a time; it takes effect when all others have accepted, and lapses with the next "
             "move. Moves such as pass or swap exist where a game's help lists them."

@@ -1,4 +1,4 @@
-"""The per-game commands about a player (accept, reject, limit, seek: the challenge
+"""The per-game commands about a player (challenges, limit, seek: the challenge
 policy; standings, ratings, history), each declared once as a `Verb` beside its reader."""
 
 from __future__ import annotations
@@ -11,10 +11,35 @@ from pbmserv.protocol.errors import BadArgument
 from pbmserv.protocol.syntax import MAX_LIMIT, MAX_SEEK, Said, Verb
 
 
-def _accepting(accepting: bool, said: Said) -> Command:
+def _challenges(said: Said) -> Command:
     game, args, syntax = said.game, said.args, said.syntax
-    userid, password = exactly(args, ("userid", "password"), syntax, game)
-    return SetAccepting(game, read_userid(userid, syntax, game), read_password(password, syntax, game), accepting)
+    userid, password, switch = exactly(args, ("userid", "password", "'on' or 'off'"), syntax, game)
+    if switch.lower() not in ("on", "off"):
+        raise BadArgument(f"'challenges' ends with 'on' or 'off', not '{shown(switch)}'.", syntax, game)
+    return SetAccepting(
+        game, read_userid(userid, syntax, game), read_password(password, syntax, game), switch.lower() == "on",
+    )
+
+
+def _old_accepting(accepting: bool, said: Said) -> Command:
+    """`GAME accept|reject userid password`, the old words of `challenges
+    on|off`, still read (no board number: it cannot be an answer to a
+    proposal); with a board number first it meant an answer to a draw
+    offer or undo request, which is a `move`."""
+    game, args = said.game, said.args
+    verb = "accept" if accepting else "reject"
+    new_form = f"{game} challenges userid password {'on' if accepting else 'off'}"
+    if args and args[0].lstrip("#").isdigit():
+        raise BadArgument(
+            f"'{game} {verb}' takes no board number: it is the old word for the challenge policy.",
+            f"'{game} move {shown(args[0])} userid password {verb}' answers a draw offer or undo request on a board;"
+            f" '{new_form}' {'accepts' if accepting else 'refuses'} challenges",
+            game,
+        )
+    userid, password = exactly(args, ("userid", "password"), new_form, game)
+    return SetAccepting(
+        game, read_userid(userid, new_form, game), read_password(password, new_form, game), accepting,
+    )
 
 
 def _limit(said: Said) -> Command:
@@ -47,17 +72,31 @@ def _history(said: Said) -> Command:
 
 PLAYER_VERBS = (
     Verb(
+        "challenges", "GAME challenges userid password on|off",
+        (
+            "Whether challenges to this game may name you: 'on' (the default) accepts them, 'off' refuses every "
+            "one with the reason; to start a game yourself, turn them on first. The old words 'GAME accept "
+            "userid password' and 'GAME reject userid password' still do the same."
+        ),
+        _challenges,
+    ),
+    Verb(
         "accept", "GAME accept userid password",
-        "Accepts challenges to this game again (the default).",
-        partial(_accepting, True),
+        (
+            "The old word for 'GAME challenges userid password on'. To accept a draw offer or an undo request, "
+            "send 'GAME move board userid password accept' (or reply 'accept' to the board mail)."
+        ),
+        partial(_old_accepting, True),
+        alias_of="challenges",
     ),
     Verb(
         "reject", "GAME reject userid password",
         (
-            "Refuses every challenge to this game that names you, with the reason; to start a game yourself, send"
-            " 'accept' first."
+            "The old word for 'GAME challenges userid password off'. To reject a draw offer or an undo request, "
+            "send 'GAME move board userid password reject' (or reply 'reject' to the board mail)."
         ),
-        partial(_accepting, False),
+        partial(_old_accepting, False),
+        alias_of="challenges",
     ),
     Verb(
         "limit", "GAME limit userid password number",
@@ -81,7 +120,7 @@ PLAYER_VERBS = (
             "Mails you the rating table of this game: established players (20 or more rated games), provisional "
             "ones and inactive ones (no finished game for 180 days), with rating, games won, lost and drawn, "
             "active games and limit, and how many games each seeks. Everybody starts at 1600; a game's final mail"
-            " shows the rating changes. A game counts once each player has made 2 moves (a resignation not "
+            " shows the rating changes and why. A game counts once each player has made 2 moves (a resignation not "
             "counted)."
         ),
         _standings,

@@ -4,7 +4,8 @@ argument."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,9 @@ class Verb:
     syntax: str
     help: str
     read: Callable[[Said], Command] | None = None
+    #: for another name kept so that old mails still work: the word help
+    #: and errors list instead (this one they leave out)
+    alias_of: str = ""
 
     def syntax_for(self, game: str) -> str:
         return self.syntax.replace("GAME", game)
@@ -44,6 +48,19 @@ class Verb:
 def by_word(*verbs: Verb) -> dict[str, Verb]:
     """The verbs by their words, in the order declared (the order help lists them in)."""
     return {verb.word: verb for verb in verbs}
+
+
+def listed(verbs: dict[str, Verb]) -> dict[str, Verb]:
+    """The verbs help lists and an unknown command's error names: the same
+    list, every word but the other names."""
+    return {word: verb for word, verb in verbs.items() if not verb.alias_of}
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """ "did you mean 'majorities'? " when `word` is likely a slip for known
+    words (at most three, the closest first), else "" """
+    close = difflib.get_close_matches(word.lower(), list(known), n=3, cutoff=0.75)
+    return f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
 
 
 #: the largest numbers `limit` and `seek` take

@@ -157,3 +157,10 @@ def test_every_registered_game_loads_through_its_entry_point() -> None:
     for name in names:
         game = get_game(name.upper())
         assert isinstance(game, Game) and game.name == name and game.help().strip()
+
+
+def test_a_hexhex_line_is_named_by_its_row_letter_or_its_end_cells_top_first():
+    grid = HexHexGrid(3)
+    assert [grid.line_name(line) for line in grid.lines("row")] == ["a", "b", "c", "d", "e"]
+    assert [grid.line_name(line) for line in grid.lines("ne-sw")] == ["a1-c1", "a2-d1", "a3-e1", "b4-e2", "c5-e3"]
+    assert [grid.line_name(line) for line in grid.lines("nw-se")] == ["a1-e3", "a2-d4", "a3-c5", "b1-e2", "c1-e1"]

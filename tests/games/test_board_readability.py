@@ -112,20 +112,25 @@ def test_majorities_says_what_the_numbers_around_the_board_are(size):
     game = Majorities()
     state = game.new({"size": str(size)}, PLAYERS)
     rendered = game.render(state, None)
-    number = size + 1
     middle = chr(ord("a") + size - 1)
-    assert "The numbers around the board are not cells" in rendered
-    assert f"(the {number} right of row a: b{number} to {middle}{number})" in rendered
-    # and it is true: the number ends the slant the legend names (one
-    # column out per row on the narrow boards)
-    label_column = board_lines(rendered)[1].rindex(str(number))
+    last = chr(ord("a") + 2 * size - 2)
+    assert "The numbers around the board are not cells" in " ".join(rendered.split())
+    assert f"(the 1 above row a and the 1 below row {last}: a1 to {middle}1 to {last}1)" in " ".join(rendered.split())
+    # and it is true: the cells numbered 1, all live, run from one step
+    # below the top 1 to one step above the bottom 1, bent at the middle row
+    lines = board_lines(rendered)
+    top, bottom = lines[0].index("1"), lines[-1].index("1")
     cells = board_for(size)
-    for row in range(1, size):
-        label = f"{chr(ord('a') + row)}{number}"
-        if cells.index_of_label[label] in cells.dead:
-            continue
+    columns = []
+    for row in range(2 * size - 1):
+        label = f"{chr(ord('a') + row)}1"
+        assert cells.index_of_label[label] not in cells.dead
         placed = board_lines(game.render(game.play(state, 0, label), None))
-        assert placed[1 + row].index("(X)") + 1 == label_column - row
+        columns.append(placed[1 + row].index("(X)") + 1)
+    step = columns[0] - columns[1]
+    assert step > 0
+    assert columns == [top - step - step * min(row, 2 * size - 2 - row) for row in range(2 * size - 1)]
+    assert bottom == top
 
 
 #: a marker or last-move mark with no space between it and the next square
@@ -151,8 +156,8 @@ def test_the_synch_legend_says_what_lies_under_each_marker():
         state = game.play(state, min(game.to_move(state)), move)
     rendered = game.render(state, None)
     assert board_lines(rendered)[1:5] == ["4 . . . 2  4", "3 . . x o  3", "2 . . 1 .  2", "1 . . . .  1"]
-    assert "1 = alice's marker on c2 (an x, just drawn)." in rendered
-    assert "2 = bob's marker on d4 (an o, just drawn)." in rendered
+    assert "1 = alice's marker on c2 (an x, just marked)." in rendered
+    assert "2 = bob's marker on d4 (an o, just marked)." in rendered
 
 
 def synch_texts(game: Game, options: Mapping[str, str], seed: int, turns: int) -> tuple[Any, list[str]]:

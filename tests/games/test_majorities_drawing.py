@@ -4,6 +4,7 @@ cells, tallies, and a text board made from the drawing alone."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -65,7 +66,29 @@ def test_seats_title_and_tally_of_a_played_position():
         ("X alice", "O bob", "open", "held by"),
         (("rows", ("0", "1", "4", "-")), ("NE-SW", ("0", "0", "5", "-")), ("NW-SE", ("0", "0", "5", "-"))),
     )
-    assert drawing.notes == ("A direction needs 3 of its 5 lines; the game needs 2 directions.",)
+    assert drawing.notes == (
+        "rows: X won none; O won a; open b c d e.",
+        "NE-SW: X won none; O won none; open a1-c1 a2-d1 a3-e1 b4-e2 c5-e3.",
+        "NW-SE: X won none; O won none; open a1-e3 a2-d4 a3-c5 b1-e2 c1-e1.",
+        "A direction needs 3 of its 5 lines; the game needs 2 directions.",
+    )
+
+
+def test_the_named_lines_are_the_lines_of_the_rules_and_each_is_listed_once():
+    """Every line a mail names is a line of its direction, its name's end
+    cells are its ends, and won and open lines together are every line."""
+    state = played(5, "e1", "a2,a3", "c4,d3")
+    board = board_for(5)
+    text = " ".join(" ".join(GAME.draw(state, None).notes[:-1]).split())
+    for direction, names in board.line_names.items():
+        title = {"row": "rows", "ne-sw": "NE-SW", "nw-se": "NW-SE"}[direction]
+        match = re.search(rf"{title}: X won ([^;]*); O won ([^;]*); open ([^.]*)\.", text)
+        assert match is not None
+        named = [name for group in match.groups() for name in group.split() if group != "none"]
+        assert sorted(named) == sorted(names)
+        for name, line in zip(names, board.grid.lines(direction)):
+            ends = name.split("-")
+            assert len(ends) == 1 or (board.grid.label(line[0]), board.grid.label(line[-1])) == tuple(ends)
 
 
 def test_the_title_names_the_winner_of_a_finished_game():

@@ -496,8 +496,8 @@ def test_render_legend_tallies_and_last_move():
 def test_render_says_who_moves_and_suggests_a_legal_drop():
     state = GAME.play(GAME.new({"board": "hex", "size": "5"}, PLAYERS), 0, "*g3,h3,i3")
     rendered = GAME.render(state, None)
-    assert rendered.splitlines()[-1] == "Next: bob (White) sends a drop like a1,a2,*a3 (* = X) or pass."
-    assert "a1,a2,*a3" in GAME.legal_moves(state, 1)
+    assert rendered.splitlines()[-1] == "Next: bob (White) sends a drop like *a1,a2,a3 (* = X) or pass."
+    assert "*a1,a2,a3" == GAME.example_move(state, 1)
     # a board where only passing is left says so: every cell but a1 is taken
     grid = HexHexGrid(5)
     taken = " ".join(grid.label(cell) for cell in grid.cells if grid.label(cell) != "a1")

@@ -373,7 +373,7 @@ def test_symbols_are_never_overwritten():
     assert mark_at(state, "f1") == "x"
     assert state.marks.count(".") == 62
     assert state.quiet_moves == 6
-    assert "Nothing was drawn." in GAME.render(state, None)
+    assert "No new symbol." in GAME.render(state, None)
 
 
 def test_both_markers_on_the_same_empty_square_draw_nothing():
@@ -385,7 +385,7 @@ def test_both_markers_on_the_same_empty_square_draw_nothing():
     board = GAME.render(state, None)
     assert "3 . . . * . . . .  3" in board
     assert "* = both markers on d3 (empty)." in board
-    assert "Both markers landed on empty d3, so nobody drew there." in flat(board)
+    assert "Both markers landed on empty d3, so neither marked it." in flat(board)
 
 
 def test_shared_square_holding_a_symbol_shows_both_markers():
@@ -467,7 +467,7 @@ def test_game_ends_after_too_many_moves_without_a_new_symbol():
     outcome = GAME.outcome(state)
     assert outcome is not None
     assert outcome.reason == f"8 symbols to 7 after {limit} rounds without a new symbol"
-    assert f"{limit} rounds in a row drew no new symbol." in flat(GAME.render(state, None))
+    assert f"{limit} rounds in a row brought no new symbol." in flat(GAME.render(state, None))
     assert outcome.winners == (0,)
     assert GAME.to_move(state) == frozenset()
 
@@ -560,8 +560,8 @@ def test_render_shows_legend_counts_and_last_move():
     assert lines[5] == "4 . . . 1 . . . .  4"
     assert lines[6] == "3 . . x . . . . .  3"
     assert "x = alice (X), o = bob (O), . = empty square." in board
-    assert "1 = alice's marker on d4 (an x, just drawn)." in board
-    assert "2 = bob's marker on g7 (an o, just drawn)." in board
+    assert "1 = alice's marker on d4 (an x, just marked)." in board
+    assert "2 = bob's marker on g7 (an o, just marked)." in board
     assert "Symbols: alice 2, bob 2; 60 squares empty." in board
     assert "Last round (1): alice (directioner) went ne from c3 to d4" in flat(board)
     assert "bob (decider) went in synch, ne from f6 to g7" in flat(board)

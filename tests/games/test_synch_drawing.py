@@ -69,14 +69,14 @@ def test_both_markers_on_one_empty_square_are_one_shared_marker_with_nothing_und
     assert "4 . . . .  4\n3 . . . .  3\n2 . x * o  2" in GAME.text(drawing)
 
 
-def test_a_directioner_shown_a_step_ahead_is_not_the_last_move():
+def test_a_directioner_shown_a_step_ahead_is_the_last_move_but_the_round_before_keeps_the_marks():
     # direction-first, round 2: bob has gone w from d4 to c4, alice is yet to answer
     state = played("place c2", "place d3", "n", "synch", "w", order="direction-first")
     drawing = GAME.draw(state, None)
     assert marks_at(drawing, "c4") == (Mark(Kind.MARKER, "2", 1),)
     assert marks_at(drawing, "d4") == (Mark(Kind.STONE, "o", 1, last=True),)
     assert marks_at(drawing, "c3") == (Mark(Kind.STONE, "x", 0, last=True), Mark(Kind.MARKER, "1", 0, last=True))
-    assert drawing.last_move == "round 1: alice n, bob synch"
+    assert drawing.last_move == "bob w, the first half of round 2"
 
 
 def test_the_text_board_shows_the_uppermost_marks_of_the_drawing():

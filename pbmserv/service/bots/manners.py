@@ -93,10 +93,13 @@ def answer(
 ) -> str:
     """The bot's answer to the proposal open on the board: an undo request
     is accepted (the bot is there to learn from); a draw offer is accepted
-    when the bot judges its own chance at most ACCEPT_DRAW_AT_MOST."""
+    when the game can end drawn and the bot judges its own chance at most
+    ACCEPT_DRAW_AT_MOST."""
     assert board.proposal is not None, "a proposal is open"
     if board.proposal["kind"] == "undo":
         return "accept"
+    if not game.draws:
+        return "reject"
     return "accept" if win_chance(game, board, state, seat, seed, iterations, clock) <= ACCEPT_DRAW_AT_MOST else "reject"
 
 

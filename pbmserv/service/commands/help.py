@@ -5,7 +5,9 @@ from __future__ import annotations
 from pbmserv.gamekit import Game
 from pbmserv.protocol import GAME_VERBS, GLOBAL_VERBS, Verb
 from pbmserv.protocol.commands import GameHelp, Help, ListGames
+from pbmserv.protocol.syntax import did_you_mean, listed
 from pbmserv.service.commands.handling import handles
+from pbmserv.service.play import ratings
 from pbmserv.service.play.views import syntax_lines, wrap
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
@@ -41,15 +43,12 @@ working. 'help COMMAND' explains one command, 'help GAME' one game.
 """
 
 
-def _indent(verbs: dict[str, Verb], skip: tuple[str, ...] = ()) -> str:
-    return "\n".join(syntax_lines(verb.syntax) for word, verb in verbs.items() if word not in skip)
+def _indent(verbs: dict[str, Verb]) -> str:
+    return "\n".join(syntax_lines(verb.syntax) for verb in listed(verbs).values())
 
 
 def overview() -> str:
-    return OVERVIEW.format(
-        global_commands=_indent(GLOBAL_VERBS, skip=("add", "delete")),
-        game_commands=_indent(GAME_VERBS),
-    )
+    return OVERVIEW.format(global_commands=_indent(GLOBAL_VERBS), game_commands=_indent(GAME_VERBS))
 
 
 def options_text(game: Game, indent: str = "") -> str:
@@ -68,8 +67,15 @@ def options_text(game: Game, indent: str = "") -> str:
 
 
 def game_help_text(game: Game) -> str:
-    usage = "\n".join(syntax_lines(verb.syntax_for(game.name)) for verb in GAME_VERBS.values())
-    return f"{game.help().strip()}\n\nCommands:\n{usage}\n"
+    usage = "\n".join(syntax_lines(verb.syntax_for(game.name)) for verb in listed(GAME_VERBS).values())
+    return f"{game.help().strip()}\n\nCommands:\n{usage}\n\n{wrap(_proposals_text(game), hang='')}\n"
+
+
+def _proposals_text(game: Game) -> str:
+    undo = f"'{game.name} move board userid password undo' asks to take back your last move"
+    if game.draws:
+        return f"'{game.name} move board userid password propose' offers a draw, and {undo}."
+    return f"{game.title} has no draws, so there is no draw offer; {undo}."
 
 
 @handles(Help)
@@ -82,11 +88,13 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
     if verb is not None:
         body = f"{syntax_lines(verb.syntax, '')}\n\n{wrap(verb.help, hang='')}\n"
+        if topic in ("standings", "ratings"):
+            body += f"\n{wrap(ratings.how_ratings_change(), hang='')}\n"
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     raise ServiceError(
         f"There is no help on '{topic}'.",
-        "send 'help' for the list of commands, or 'help GAME' for a game: "
-        + ", ".join(ctx.catalog.names()),
+        did_you_mean(topic, [*listed(GLOBAL_VERBS), *listed(GAME_VERBS), *ctx.catalog.names()])
+        + "send 'help' for the list of commands, or 'help GAME' for a game: " + ", ".join(ctx.catalog.names()),
     )
 
 

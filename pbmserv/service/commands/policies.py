@@ -46,7 +46,7 @@ def check_challenge(ctx: Context, game: Game, players: list[Account]) -> None:
             raise ServiceError(
                 f"{user.userid} does not accept {game.title} challenges.",
                 f"challenge somebody else; {user.userid} can change this with "
-                f"'{game.name} accept {user.userid} password' (also to start a game of their own)",
+                f"'{game.name} challenges {user.userid} password on' (also to start a game of their own)",
                 game=game.name,
             )
         playing = active_games(ctx, game, user.userid)
@@ -93,7 +93,7 @@ def _change_policy(ctx: Context, game: Game, userid: str, password: Credential, 
 
 def _policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> Reply:
     playing = active_games(ctx, game, user.userid)
-    accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} accept' takes them again)"
+    accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} challenges ... on' takes them again)"
     limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"
     body = (
         f"The {game.title} challenge policy of {user.userid}:\n"

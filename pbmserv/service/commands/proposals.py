@@ -56,6 +56,12 @@ def _open(ctx: Context, board: Board, seat: int, kind: str) -> tuple[Board, str]
     record = board.record
     if record.proposal is not None:
         raise _error(board, f"{views.whose_proposal(record.proposal, record)} is still open on board {record.board}.", _answer_hint(board))
+    if kind == "draw" and not board.game.draws:
+        raise _error(
+            board, f"{board.game.title} has no draws: every game ends with a winner, so there is no draw to offer.",
+            f"play on, or give up with '{board.game.name} move {record.board} userid password resign'; "
+            "'... undo' asks to take back your last move",
+        )
     proposal: dict[str, Any] = {"kind": kind, "by": seat, "accepted": [seat]}
     if kind == "undo":
         own = [move.number for move in records.board_moves(ctx.connection, record.id) if move.seat == seat]
@@ -117,9 +123,16 @@ def _open_proposal(board: Board) -> dict[str, Any]:
     if record.proposal is None:
         raise _error(
             board, f"Nothing is proposed on board {record.board}, so there is nothing to accept or reject.",
-            f"'{board.game.name} move {record.board} userid password propose' offers a draw, '... undo' asks to take back your last move",
+            _proposing_hint(board),
         )
     return record.proposal
+
+
+def _proposing_hint(board: Board) -> str:
+    prefix = f"'{board.game.name} move {board.record.board} userid password"
+    if board.game.draws:
+        return f"{prefix} propose' offers a draw, '... undo' asks to take back your last move"
+    return f"{prefix} undo' asks to take back your last move"
 
 
 def _reject(board: Board, seat: int) -> tuple[Board, str]:

@@ -59,6 +59,50 @@ def new_rating(rating: int, games: int, results: list[tuple[int, float]]) -> int
     return round(value)
 
 
+def explained(rating: int, games: int, results: list[tuple[int, float]]) -> str:
+    """Why one board moves a rating as `new_rating` does (its arguments),
+    for the final mail: the formula with this board's numbers in it
+    (`how_ratings_change` gives it in words). It changes with `new_rating`."""
+    after = new_rating(rating, games, results)
+    if games < PROVISIONAL_GAMES:
+        performance = sum(opponent + 400 * (2 * score - 1) for opponent, score in results) / len(results)
+        steps = ", ".join(f"{opponent} {_PERFORMANCE_STEP[score]}" for opponent, score in results)
+        average = round((rating * (games + 1) + performance) / (games + 2))
+        text = (
+            f"provisional, {games} rated {'game' if games == 1 else 'games'} before: ({rating} x {games + 1} + "
+            f"performance {performance:g}) / {games + 2} = {average}"
+        )
+        if average != after:
+            text += f", but a {'win never lowers' if after > average else 'loss never raises'} a provisional rating: it stays {after}"
+        opponents = "the opponent's" if len(results) == 1 else "the average of the opponents'"
+        return f"{text}; performance = {opponents} {steps}."
+    expected = sum(expected_score(rating, opponent) for opponent, _ in results)
+    scored = sum(score for _, score in results)
+    share = K_FACTOR if len(results) == 1 else f"{K_FACTOR}/{len(results)}"
+    opponents = ", ".join(str(opponent) for opponent, _ in results)
+    return f"Elo: {rating} + {share} x (score {scored:g} - expected {expected:.2f} against {opponents}) = {after}."
+
+
+_PERFORMANCE_STEP = {1.0: "+400 for a win", 0.5: "+0 for a draw", 0.0: "-400 for a loss"}
+
+
+def how_ratings_change() -> str:
+    """The formulas of `new_rating`, for `help ratings`."""
+    return (
+        f"How a rating changes. Everybody starts at {START_RATING}. A player's first {PROVISIONAL_GAMES} rated games"
+        " of a game are provisional: the new rating is the average of the old one, counted as one game more than"
+        " the rated games before, and the game's performance, the opponent's rating +400 for a win, -400 for a"
+        " loss, +0 for a draw: new = (old x (n + 1) + performance) / (n + 2), n = rated games before. So a first"
+        " game moves a rating by 200 against an equal opponent, and by less as games add up; a win never lowers"
+        f" and a loss never raises a provisional rating. From the {PROVISIONAL_GAMES + 1}st game on: Elo,"
+        f" new = old + {K_FACTOR} x (score - expected), score 1 for a win, 0.5 for a draw, 0 for a loss,"
+        " expected = 1 / (1 + 10^((opponent - old) / 400)). With more than two players each is rated against each"
+        " other one (a winner beats a non-winner), the performances averaged, or K shared. The two sides of one"
+        " game can move by different amounts, as each side's change depends on its own number of games. A"
+        " game's final mail shows each change with these numbers in it."
+    )
+
+
 def pair_score(seat: int, other: int, winners: list[int]) -> float:
     """The score of `seat` against `other`: a winner beats a non-winner; otherwise a draw."""
     return 0.5 + ((seat in winners) - (other in winners)) / 2
@@ -93,10 +137,8 @@ def _rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[di
     each player's rating before and after, as the board's result keeps them."""
     rows = [_rating_of(ctx, userid, board.game_type) for userid in board.seats]
     seats = range(len(board.seats))
-    after = [
-        new_rating(row.rating, row.games, [(rows[o].rating, pair_score(s, o, winners)) for o in seats if o != s])
-        for s, row in zip(seats, rows)
-    ]
+    results = [[(rows[o].rating, pair_score(s, o, winners)) for o in seats if o != s] for s in seats]
+    after = [new_rating(row.rating, row.games, results[s]) for s, row in zip(seats, rows)]
     changes = []
     for seat, row in enumerate(rows):
         if not winners or len(winners) == len(rows):
@@ -109,7 +151,7 @@ def _rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[di
         following.save_rating(ctx.connection, rated)
         changes.append({
             "userid": board.seats[seat], "before": row.rating, "after": rated.rating,
-            "provisional": rated.games < PROVISIONAL_GAMES,
+            "provisional": rated.games < PROVISIONAL_GAMES, "why": explained(row.rating, row.games, results[seat]),
         })
     return changes
 

@@ -70,11 +70,15 @@ def rating_lines(board: BoardRecord) -> list[str]:
     changes = result.get("ratings", [])
     if not changes:
         return []
-    return ["Rating changes:"] + [
-        f"  {c['userid']} {c['before']} -> {c['after']} ({c['after'] - c['before']:+d}"
-        + (", provisional)" if c["provisional"] else ")")
-        for c in changes
-    ]
+    lines = ["Rating changes:"]
+    for c in changes:
+        lines.append(
+            f"  {c['userid']} {c['before']} -> {c['after']} ({c['after'] - c['before']:+d}"
+            + (", provisional)" if c["provisional"] else ")")
+        )
+        if "why" in c:  # boards rated before issue 38 keep no explanation
+            lines.append(wrap(c["why"], "    ", ""))
+    return lines
 
 
 def short_status(game: Game, board: BoardRecord, state: Any) -> str:
