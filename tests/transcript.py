@@ -21,7 +21,9 @@ cleanup`); the mails it sent follow as `--- out` blocks.
 
 A board mail with a picture (`pictures on`) shows its text, then, after a
 line `--- beside it, as HTML, the picture inline:`, the words of its HTML
-version, the picture as `[picture: its alt text]`.
+version, the picture as `[picture: its alt text]`. A mail with files
+attached (`GAME record`) shows its text, then each file after a line
+`--- attached: its filename (its type)`.
 
 A board mail to a player comes from their reply address, shown as
 `Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
@@ -174,9 +176,24 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     text = message.get_body(("plain",)) if message.is_multipart() else message
     assert text is not None, "every mail has its text"
     lines.append(text.get_content().replace("\r\n", "\n").rstrip("\n"))
-    if message.is_multipart():
+    if message.get_content_type() == "multipart/mixed":
+        lines += render_attachments(message)
+    elif message.is_multipart():
         lines += ["", *render_html_version(message)]
     return "\n".join(lines)
+
+
+def render_attachments(message: EmailMessage) -> list[str]:
+    """The files a mail carries after its text part, each under a line
+    `--- attached: its filename (its type)`, as text."""
+    text, *files = message.iter_parts()
+    assert text.get_content_type() == "text/plain", "a mail with files attached has its text first"
+    lines = []
+    for part in files:
+        assert part.get_content_disposition() == "attachment", "each file is an attachment"
+        lines += ["", f"--- attached: {part.get_filename()} ({part.get_content_type()})", ""]
+        lines.append(part.get_content().decode("utf-8").rstrip("\n"))
+    return lines
 
 
 def render_html_version(message: EmailMessage) -> list[str]:

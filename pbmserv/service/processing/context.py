@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
+from pbmserv.mail.attachments import Attachment
 from pbmserv.mail.outbound import HtmlVersion
 from pbmserv.protocol.commands import Credential, ReplyAddressProof
 from pbmserv.service.processing import guesses
@@ -82,6 +83,8 @@ class Reply:
     reply_to: str = ""
     #: the HTML version with the board's picture, beside the text, of a board mail to a player who asked for pictures
     html: HtmlVersion | None = None
+    #: files the mail carries beside its text (a game's record, `GAME record`)
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass

@@ -160,7 +160,7 @@ def outbox_rows(
         message_id, raw = compose(
             sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now,
             in_reply_to=mail.message_id if mail else "", references=mail.references if mail else "",
-            reply_to=reply.reply_to, html=reply.html,
+            reply_to=reply.reply_to, html=reply.html, attachments=reply.attachments,
         )
         if reply.reply_to:
             raw = key.seal(raw)
