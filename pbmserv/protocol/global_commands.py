@@ -144,7 +144,10 @@ def _timezone(said: Said) -> Command:
     args, syntax = said.args, said.syntax
     userid, password, zone = exactly(args, ("userid", "password", "time zone (such as Europe/Berlin or UTC)"), syntax)
     if len(zone) > LONGEST_ZONE:
-        raise BadArgument(f"'{shown(zone)}' is not a time zone: a zone's name has at most {LONGEST_ZONE} characters.", syntax)
+        raise BadArgument(
+            f"'{shown(zone)}' is not a time zone: a zone's name, such as Europe/Berlin or UTC, has at most "
+            f"{LONGEST_ZONE} characters.", syntax,
+        )
     return Timezone(read_userid(userid, syntax), read_password(password, syntax), zone)
 
 
