@@ -40,7 +40,7 @@ class VacationRecord:
 
 
 _ACCOUNT_COLUMNS = [USERS.c[f.name] for f in fields(Account)]
-_VACATION_COLUMNS = [VACATIONS.c[f.name] for f in fields(VacationRecord)]
+VACATION_COLUMNS = [VACATIONS.c[f.name] for f in fields(VacationRecord)]
 
 
 # -- accounts --------------------------------------------------------------------
@@ -154,13 +154,13 @@ def write_addresses(connection: Connection, user_id: int, addresses: list[Addres
 # -- vacations -------------------------------------------------------------------
 def vacations_of(connection: Connection, user_id: int) -> list[VacationRecord]:
     """The account's vacations, oldest first."""
-    query = select(*_VACATION_COLUMNS).where(VACATIONS.c.user_id == user_id).order_by(VACATIONS.c.started_at)
+    query = select(*VACATION_COLUMNS).where(VACATIONS.c.user_id == user_id).order_by(VACATIONS.c.started_at)
     return [VacationRecord(*row) for row in connection.execute(query)]
 
 
 def running_vacations(connection: Connection) -> list[VacationRecord]:
     """Every vacation that has not ended, locked until the transaction ends."""
-    query = select(*_VACATION_COLUMNS).where(VACATIONS.c.ended_at.is_(None)).order_by(VACATIONS.c.id).with_for_update()
+    query = select(*VACATION_COLUMNS).where(VACATIONS.c.ended_at.is_(None)).order_by(VACATIONS.c.id).with_for_update()
     return [VacationRecord(*row) for row in connection.execute(query)]
 
 

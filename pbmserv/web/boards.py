@@ -21,7 +21,7 @@ from pbmserv.service.play.deadlines import Deadline, deadline
 from pbmserv.service.play.game_record import ListedMove, public_moves
 from pbmserv.service.processing.catalog import Catalog
 from pbmserv.service.processing.context import as_utc
-from pbmserv.store import records, site, users
+from pbmserv.store import records, site
 from pbmserv.store.handles import Connection
 from pbmserv.store.records import BoardRecord
 
@@ -167,15 +167,15 @@ def page_facts(connection: Connection, game: Game, number: int, at: int | None, 
     """The facts of board `number`'s page at position `at` (None: the latest) at `now`."""
     record = board_record(connection, game, number)
     at = checked_move(record, at)
-    rated = site.ratings_of_players(connection, game.name, record.seats)
+    seats = {userid: site.seat(connection, game.name, userid) for userid in record.seats}
     waiting: tuple[Deadline, ...] = ()
     if record.result is None and at == record.move_count:
         waiting = tuple(
-            deadline(record, userid, users.vacations_of(connection, user_id), now)
+            deadline(record, userid, seats[userid].vacations, now)
             for userid in views.to_move_names(game, record, game.decode(record.state))
-            if (user_id := _account_id(connection, userid)) is not None
+            if seats[userid].user_id is not None and not is_bot(userid)  # a bot is never reminded nor forfeits
         )
-    return PageFacts(record, at, tuple(rated.get(userid) for userid in record.seats), waiting)
+    return PageFacts(record, at, tuple(seats[userid].rating for userid in record.seats), waiting)
 
 
 def board_view(connection: Connection, game: Game, facts: PageFacts) -> BoardView:
@@ -188,11 +188,6 @@ def board_view(connection: Connection, game: Game, facts: PageFacts) -> BoardVie
     )
     moves = public_moves(game, record, records.board_moves(connection, record.id))
     return BoardView(shown, seats, moves, facts.deadlines)
-
-
-def _account_id(connection: Connection, userid: str) -> int | None:
-    """A player's account id; None for a bot, which is never reminded nor forfeits."""
-    return None if is_bot(userid) else site.user_id_of(connection, userid)
 
 
 def board_line(catalog: Catalog, record: BoardRecord) -> BoardLine | None:
