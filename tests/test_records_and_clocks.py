@@ -108,6 +108,7 @@ def test_a_deadline_is_shown_in_the_zone_with_its_summer_time() -> None:
     assert shown_in(NOW, "Europe/Berlin") == "2026-01-05 09:00 UTC (2026-01-05 10:00 Europe/Berlin)"
     assert shown_in(NOW.replace(month=7), "Europe/Berlin") == "2026-07-05 09:00 UTC (2026-07-05 11:00 Europe/Berlin)"
     assert shown_in(NOW.replace(hour=2), "America/New_York") == "2026-01-05 02:00 UTC (2026-01-04 21:00 America/New_York)"
+    assert shown_in(NOW, "Gone/Since_The_Last_Update") == "2026-01-05 09:00 UTC"  # a kept zone the tz database lost
 
 
 def test_the_clock_of_a_player_on_vacation_is_stopped_and_a_late_reminder_is_left_out() -> None:

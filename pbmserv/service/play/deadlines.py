@@ -71,17 +71,17 @@ def _zone_names() -> dict[str, str]:
 
 
 def zone_named(name: str) -> str | None:
-    """The tz database's own spelling of a zone `name` in any case ("europe/berlin" -> "Europe/Berlin"); None for none."""
-    if name.upper() in ("UTC", "Z"):
-        return "UTC"
-    return _zone_names().get(name.lower())
+    """The tz database's own spelling of a zone `name` in any case
+    ("europe/berlin" -> "Europe/Berlin"); None for none. UTC is always
+    known, even where the system has no tz database."""
+    return "UTC" if name.upper() == "UTC" else _zone_names().get(name.lower())
 
 
 def shown_in(moment: datetime, zone: str) -> str:
     """A deadline as a board mail shows it: to the minute in UTC and, for a
     player who named a zone other than UTC, in that zone too."""
     utc = f"{as_utc(moment):%Y-%m-%d %H:%M} UTC"
-    if zone in ("", "UTC"):
+    if zone in ("", "UTC") or zone_named(zone) is None:  # a zone the system's tz database no longer has: UTC alone
         return utc
     local = as_utc(moment).astimezone(zoneinfo.ZoneInfo(zone))
     return f"{utc} ({local:%Y-%m-%d %H:%M} {zone})"
