@@ -78,7 +78,13 @@ class Settings:
     relay_bytes_per_hour: int = 250_000
     board_mails_per_hour: int = 1000
     board_bytes_per_hour: int = 10_000_000
-    #: chat, message and broadcast commands one account may send per hour
+    #: answers and errors to mail that proved its writer (a reply address, a password, the trusted mail server's word)
+    asked_replies_per_hour: int = 600
+    asked_reply_bytes_per_hour: int = 10_000_000
+    #: chat mails on the boards one plays or follows
+    chats_per_hour: int = 600
+    chat_bytes_per_hour: int = 5_000_000
+    #: message and broadcast commands one account may send per hour
     messages_per_hour: int = 20
     #: new boards that may name one player per hour
     challenges_per_hour: int = 10
@@ -153,6 +159,10 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
     "relay_bytes_per_hour": ("limits", "relay_bytes_per_hour", "PBMSERV_RELAY_BYTES_PER_HOUR"),
     "board_mails_per_hour": ("limits", "board_mails_per_hour", "PBMSERV_BOARD_MAILS_PER_HOUR"),
     "board_bytes_per_hour": ("limits", "board_bytes_per_hour", "PBMSERV_BOARD_BYTES_PER_HOUR"),
+    "asked_replies_per_hour": ("limits", "asked_replies_per_hour", "PBMSERV_ASKED_REPLIES_PER_HOUR"),
+    "asked_reply_bytes_per_hour": ("limits", "asked_reply_bytes_per_hour", "PBMSERV_ASKED_REPLY_BYTES_PER_HOUR"),
+    "chats_per_hour": ("limits", "chats_per_hour", "PBMSERV_CHATS_PER_HOUR"),
+    "chat_bytes_per_hour": ("limits", "chat_bytes_per_hour", "PBMSERV_CHAT_BYTES_PER_HOUR"),
     "messages_per_hour": ("limits", "messages_per_hour", "PBMSERV_MESSAGES_PER_HOUR"),
     "challenges_per_hour": ("limits", "challenges_per_hour", "PBMSERV_CHALLENGES_PER_HOUR"),
     "delivery_max_attempts": ("delivery", "max_attempts", "PBMSERV_DELIVERY_MAX_ATTEMPTS"),
@@ -181,6 +191,7 @@ BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
 CAP_SETTINGS = (
     "replies_per_hour", "reply_bytes_per_hour", "error_replies_per_hour", "error_reply_bytes_per_hour",
     "relays_per_hour", "relay_bytes_per_hour", "board_mails_per_hour", "board_bytes_per_hour",
+    "asked_replies_per_hour", "asked_reply_bytes_per_hour", "chats_per_hour", "chat_bytes_per_hour",
 )
 
 MAIL_BACKENDS = ("smtp", "maildir", "console", "memory")

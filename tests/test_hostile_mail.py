@@ -24,6 +24,7 @@ from pbmserv.service.processing.catalog import Catalog
 from pbmserv.service.processing.context import Proof, Reply
 from pbmserv.service.processing.output import Composed
 from pbmserv.service.processing.processor import Processor
+from pbmserv.store import records
 from pbmserv.store.key import ServerKey
 from pbmserv.store.models import InboundMail, Move, User
 from tests.mailtools import body, make_mail, send, send_raw, signup
@@ -258,7 +259,7 @@ def test_an_account_sends_a_bounded_number_of_messages_an_hour(toy_boards: Runti
         assert send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
     [(recipient, message)] = send(toy_boards, "alice@example.org", "message alice secret1 bob", "spam")
     assert recipient == "alice@example.org"
-    assert f"alice has sent {most} chats and messages in the last hour" in body(message)
+    assert f"alice has sent {most} messages in the last hour" in body(message)
 
 
 def test_relayed_mail_to_one_address_is_capped(toy_boards: Runtime) -> None:
@@ -446,3 +447,24 @@ def test_a_player_makes_a_bounded_number_of_draw_offers_on_a_board_an_hour(toy_b
     [(recipient, message)] = send(toy_boards, "bob@example.org", "toy move 101 bob secret2 propose")
     assert recipient == "bob@example.org"
     assert f"You have made {PROPOSALS_PER_HOUR} offers and requests on board 101 in the last hour" in " ".join(body(message).split())
+
+
+def test_boards_against_a_bot_are_bounded_by_the_bots_limits_not_the_hourly_count(runtime: Runtime) -> None:
+    """A player may start a board against the bot as soon as one ends:
+    how many they have at once is bounded (`bot_easy_boards`, 20), not how
+    many they start in an hour, so the eleventh of the hour starts too."""
+    signup(runtime, "alice", "secret1")
+    started = [send(runtime, "alice@example.org", "toy challenge -bot=easy alice bot") for _ in range(12)]
+    subjects = [str(message["Subject"]) for replies in started for recipient, message in replies if recipient == "alice@example.org"]
+    assert not [subject for subject in subjects if "Error" in subject], subjects
+    with runtime.engine.connect() as connection:
+        assert len(records.running_boards_of_all(connection, ["alice", "bot-easy"])) == 12
+
+
+def test_chat_mail_to_one_address_is_capped(toy_boards: Runtime) -> None:
+    toy_boards.processor.settings = dataclasses.replace(toy_boards.settings, chats_per_hour=3)
+    to_bob = []
+    for _ in range(5):
+        replies = send(toy_boards, "alice@example.org", "toy chat 101 alice secret1", "hello")
+        to_bob += [recipient for recipient, _ in replies if recipient == "bob@example.org"]
+    assert len(to_bob) == 3, "chats_per_hour"

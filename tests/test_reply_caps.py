@@ -78,7 +78,7 @@ def test_moves_and_board_mails_go_on_while_replies_are_paused(toy_boards: Runtim
 
 def test_mail_forged_from_an_address_cannot_spend_the_answers_its_owner_asks_for(toy_boards: Runtime) -> None:
     """Answers to mail with the account's password, or to its reply address, have an allowance of their own."""
-    limited(toy_boards, replies_per_hour=2)
+    limited(toy_boards, replies_per_hour=2, asked_replies_per_hour=2)
     for _ in range(3):  # a forger spends bob's answers
         send(toy_boards, "bob@example.org", "toy show 101")
     assert send(toy_boards, "bob@example.org", "toy show 101") == []
@@ -119,3 +119,14 @@ def test_relayed_mail_that_reaches_its_cap_carries_no_notice(toy_boards: Runtime
     replies = send(toy_boards, "alice@example.org", "message alice secret1 bob", "hello")
     to_bob = [body(message) for recipient, message in replies if recipient == "bob@example.org"]
     assert to_bob and "paused" not in to_bob[0], "bob did not write; nothing of his is paused"
+
+
+def test_the_owners_allowance_is_its_own_setting_and_far_larger(toy_boards: Runtime) -> None:
+    """Real play asks for much more than a stranger may be sent: the
+    allowance of answers to the owner's own mail is `asked_replies_per_hour`
+    (600 by default), not `replies_per_hour`."""
+    limited(toy_boards, replies_per_hour=2)
+    shown = [send(toy_boards, "bob@example.org", "toy moves 101 bob secret2") for _ in range(5)]
+    assert [len(replies) for replies in shown] == [1] * 5
+    assert not any("paused" in body(message) for replies in shown for _, message in replies)
+    assert toy_boards.settings.asked_replies_per_hour == 600

@@ -247,7 +247,7 @@ class OutboxMail(Base):
     #: the bytes of `raw` as queued, for the caps on bytes
     size: Mapped[int] = mapped_column(Integer, server_default="0")
     status: Mapped[str] = mapped_column(String(16), index=True)  # pending | sent | dead
-    kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error | relay | confirm | asked
+    kind: Mapped[str] = mapped_column(String(8), server_default="answer")  # board | answer | error | relay | confirm | asked | chat
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     last_error: Mapped[str] = mapped_column(Text, default="")

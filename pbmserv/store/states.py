@@ -38,8 +38,8 @@ FINISHED = (Outbox.SENT, Outbox.DEAD)
 class Kind(StrEnum):
     """What a mail the server writes is, for the hourly caps on what one address is sent (`service.rates.CAPS`):
     a board mail to a board's players and subscribers, an answer or an error to the sender, mail an account
-    sends others (chat, message, broadcast), a request to confirm an address, or an answer or error to an
-    address its mail proved its writer owns."""
+    sends others (message, broadcast), a request to confirm an address, an answer or error to an
+    address its mail proved its writer owns, or a chat on a board to its players and followers."""
 
     BOARD = "board"
     ANSWER = "answer"
@@ -47,3 +47,4 @@ class Kind(StrEnum):
     RELAY = "relay"
     CONFIRM = "confirm"
     ASKED = "asked"
+    CHAT = "chat"

@@ -107,9 +107,13 @@ def _challenger(ctx: Context, players: list[str]) -> str:
 def _count_challenge(ctx: Context, game: Game, players: list[str]) -> None:
     """A challenge needs no password, so anybody could start boards, and
     their mails, for any player: a player may be named in at most
-    `challenges_per_hour` new boards an hour."""
+    `challenges_per_hour` new boards an hour. Boards against a bot are not
+    counted: how many of them a player has at once is bounded apart
+    (`bots.seats.most_boards`), and a player may start the next as soon as
+    one ends."""
+    if any(bots.is_bot(userid) for userid in players):
+        return
     most = ctx.settings.challenges_per_hour
-    players = [userid for userid in players if not bots.is_bot(userid)]  # anybody may play a bot at any time
     for userid in players:
         if ctx.rates.count(CHALLENGED, userid, ctx.now - HOUR) >= most:
             raise ServiceError(

@@ -149,11 +149,12 @@ def _addresses_of(ctx: Context, userids: list[str]) -> tuple[str, ...]:
 
 
 def _count_relay(ctx: Context, user: Account) -> None:
-    """Count a chat, message or broadcast of `user` against the hourly limit; refused beyond it."""
+    """Count a message or broadcast of `user` against the hourly limit; refused beyond it. (Chat on a board goes
+    only to its players and followers: the cap on chat mails to each of them bounds it.)"""
     most = ctx.settings.messages_per_hour
     if not ctx.rates.take(RELAYED, user.userid, ctx.now, most):
         raise ServiceError(
-            f"{user.userid} has sent {most} chats and messages in the last hour, the most an account may send.",
+            f"{user.userid} has sent {most} messages in the last hour, the most an account may send.",
             "send it again in an hour",
         )
 
@@ -179,8 +180,7 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         f"{user.userid} writes about {game.title} Board {board.board} ({' vs '.join(board.seats)}):\n\n{text}\n\n"
         + views.wrap(f"This chat went to {views.names_and(readers)}.", hang="") + "\n"
     )
-    _count_relay(ctx, user)
-    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, Kind.RELAY)]
+    return [Reply(_addresses_of(ctx, readers), f"{game.title} Board {board.board} chat {user.userid}", body, Kind.CHAT)]
 
 
 @handles(Message)

@@ -97,14 +97,20 @@ _ANSWERS = Cap((Kind.ANSWER, Kind.ERROR), "replies_per_hour", "reply_bytes_per_h
 #: send it, far above real play, so it is tallied rather than counted for
 #: every move. An answer its mail proved its address's owner asked for
 #: (by reply address, password or the trusted mail server's word) has a
-#: cap of its own, as large, which forged mail cannot spend.
+#: cap of its own, which forged mail cannot spend, as generous as board
+#: mails' (a player may ask for every board they are sent). Chat on a
+#: board goes only to its players and followers, from one of them: its cap,
+#: as generous, bounds what all of them together send one address.
 CAPS: dict[Kind, tuple[Cap, ...]] = {
     Kind.ANSWER: (_ANSWERS,),
     Kind.ERROR: (Cap((Kind.ERROR,), "error_replies_per_hour", "error_reply_bytes_per_hour", HOUR, "error replies"), _ANSWERS),
     Kind.RELAY: (Cap((Kind.RELAY,), "relays_per_hour", "relay_bytes_per_hour", HOUR),),
     Kind.BOARD: (Cap((Kind.BOARD,), "board_mails_per_hour", "board_bytes_per_hour", HOUR, "board mails", tallied=True),),
     Kind.CONFIRM: (Cap((Kind.CONFIRM,), 1, 20_000, DAY),),
-    Kind.ASKED: (Cap((Kind.ASKED,), "replies_per_hour", "reply_bytes_per_hour", HOUR, "replies to your own mail"),),
+    Kind.ASKED: (
+        Cap((Kind.ASKED,), "asked_replies_per_hour", "asked_reply_bytes_per_hour", HOUR, "replies to your own mail"),
+    ),
+    Kind.CHAT: (Cap((Kind.CHAT,), "chats_per_hour", "chat_bytes_per_hour", HOUR),),
 }
 
 
