@@ -21,7 +21,9 @@ cleanup`); the mails it sent follow as `--- out` blocks.
 
 A board mail with a picture (`pictures on`) shows its text, then, after a
 line `--- beside it, as HTML, the picture inline:`, the words of its HTML
-version, the picture as `[picture: its alt text]`.
+version, the picture as `[picture: its alt text]`. A mail with files
+attached (`GAME record`) shows its text, then each file after a line
+`--- attached: its filename (its type)`.
 
 A board's first mail to an address shows its `Message-ID`, the root of
 the board's thread there; `References` is shown where it says more than
@@ -183,7 +185,9 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     text = message.get_body(("plain",)) if message.is_multipart() else message
     assert text is not None, "every mail has its text"
     lines.append(text.get_content().replace("\r\n", "\n").rstrip("\n"))
-    if message.is_multipart():
+    if message.get_content_type() == "multipart/mixed":
+        lines += render_attachments(message)
+    elif message.is_multipart():
         lines += ["", *render_html_version(message)]
     return "\n".join(lines)
 
@@ -194,6 +198,19 @@ def _shown(name: str, message: EmailMessage) -> bool:
     if name == "Message-ID":
         return _ROOT_ID.match(str(message[name])) is not None
     return name != "References" or str(message[name]) != str(message["In-Reply-To"])
+
+
+def render_attachments(message: EmailMessage) -> list[str]:
+    """The files a mail carries after its text part, each under a line
+    `--- attached: its filename (its type)`, as text."""
+    text, *files = message.iter_parts()
+    assert text.get_content_type() == "text/plain", "a mail with files attached has its text first"
+    lines = []
+    for part in files:
+        assert part.get_content_disposition() == "attachment", "each file is an attachment"
+        lines += ["", f"--- attached: {part.get_filename()} ({part.get_content_type()})", ""]
+        lines.append(part.get_content().decode("utf-8").rstrip("\n"))
+    return lines
 
 
 def render_html_version(message: EmailMessage) -> list[str]:

@@ -22,6 +22,9 @@ from email.message import MIMEPart
 from email.utils import format_datetime, make_msgid
 from html import escape
 
+from pbmserv.mail import attachments as attached
+from pbmserv.mail.attachments import Attachment
+
 #: RFC 5322's limit for a line; RFC 5322 asks for 78 where it can be had
 LONGEST_LINE = 998
 FOLD_AT = 78
@@ -142,6 +145,15 @@ def answers_chat(in_reply_to: str) -> bool:
     return in_reply_to.strip().strip("<>").rpartition("@")[0].endswith(_CHAT_MARK)
 
 
+def message_with_attachments(headers: list[tuple[str, str]], text: str, attachments: tuple[Attachment, ...]) -> bytes:
+    """A multipart/mixed mail: the text/plain part, its bytes those of
+    `message_bytes`'s body, then the files (`attachments.mixed`); the mail's
+    own headers are the very lines of a plain mail's."""
+    content, body = text_content(text)
+    lines = [header_line(name, value) for name, value in [*headers, ("MIME-Version", "1.0")]]
+    return ("\r\n".join(lines) + "\r\n").encode("ascii") + attached.mixed(content, body, attachments).as_bytes(policy=WIRE)
+
+
 def compose(
     *,
     sender: str,
@@ -154,10 +166,11 @@ def compose(
     references: str = "",
     reply_to: str = "",
     html: HtmlVersion | None = None,
+    attachments: tuple[Attachment, ...] = (),
 ) -> tuple[str, bytes]:
     """The Message-ID (`message_id`, else a new one) and the bytes of a
-    reply: text alone, or with `html` beside it. Its References are
-    `references` and `in_reply_to`, each once."""
+    reply: text alone, or with `html` beside it, or with files attached.
+    Its References are `references` and `in_reply_to`, each once."""
     text = body if body.endswith("\n") else body + "\n"
     message_id = message_id or new_message_id(sender.rpartition("@")[2] or "localhost")
     headers = [
@@ -173,4 +186,7 @@ def compose(
         headers.append(("In-Reply-To", in_reply_to))
         headers.append(("References", " ".join(dict.fromkeys(f"{references} {in_reply_to}".split()))))
     headers.append(("Auto-Submitted", "auto-replied"))
+    if attachments:
+        assert html is None, "a mail with files attached has no HTML version"
+        return message_id, message_with_attachments(headers, text, attachments)
     return message_id, message_bytes(headers, text) if html is None else message_with_picture(headers, text, html)

@@ -119,6 +119,16 @@ class Pictures(Command):
     on: bool
 
 
+@dataclass(frozen=True)
+class Timezone(Command):
+    """`timezone uid pw ZONE` (from a seat's reply address `timezone ZONE`):
+    the tz database zone the player's deadlines are also shown in."""
+
+    userid: str
+    password: Credential
+    zone: str
+
+
 # -- per-game commands ------------------------------------------------------
 @dataclass(frozen=True)
 class GameCommand(Command):
@@ -228,6 +238,13 @@ class Moves(GameCommand):
     board: int
     userid: str | None = None
     password: Credential | None = None
+
+
+@dataclass(frozen=True)
+class Record(GameCommand):
+    """`GAME record board`: the board's whole game as anybody may see it, as text and as a JSON attachment."""
+
+    board: int
 
 
 @dataclass(frozen=True)

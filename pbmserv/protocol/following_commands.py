@@ -23,6 +23,7 @@ from pbmserv.protocol.commands import (
     Command,
     ListBoards,
     Notify,
+    Record,
     ShowAs,
     ShowBoards,
     ShowUsers,
@@ -67,6 +68,11 @@ def _showas(said: Said) -> Command:
             raise BadArgument(board_ref_problem(arg), syntax, game)
         boards.append(read_board_ref(match))
     return ShowAs(game, read_userid(userid, syntax, game), password, tuple(boards))
+
+
+def _record(said: Said) -> Command:
+    (board,) = exactly(said.args, ("board number",), said.syntax, said.game)
+    return Record(said.game, read_board(board, said.syntax, said.game))
 
 
 def _at_most_boards(count: int, verb: str, syntax: str, game: str) -> None:
@@ -123,6 +129,15 @@ FOLLOWING_VERBS = (
             "is the board as it stood after move 12. Only you get the mail, so it needs your password."
         ),
         _showas,
+    ),
+    Verb(
+        "record", "GAME record board",
+        (
+            "Mails you the whole game of a board, running or over, to keep or pass on: every move with its number, "
+            "player and time, as text and as a JSON file attached for programs. Secret moves read (secret) until "
+            "the game is over, for you as for anybody: 'showas' shows you your own."
+        ),
+        _record,
     ),
     Verb(
         "subscribe", "GAME subscribe board|all userid password",

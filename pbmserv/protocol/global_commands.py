@@ -28,10 +28,20 @@ from pbmserv.protocol.commands import (
     Pictures,
     Signoff,
     Signup,
+    Timezone,
     Vacation,
 )
 from pbmserv.protocol.errors import BadArgument
-from pbmserv.protocol.syntax import MOST_ADDRESSES, MOST_GAMES, MOST_HELP_WORDS, MOST_USERIDS, Said, Verb, by_word
+from pbmserv.protocol.syntax import (
+    LONGEST_ZONE,
+    MOST_ADDRESSES,
+    MOST_GAMES,
+    MOST_HELP_WORDS,
+    MOST_USERIDS,
+    Said,
+    Verb,
+    by_word,
+)
 
 
 def _help(said: Said) -> Command:
@@ -128,6 +138,17 @@ def _pictures(said: Said) -> Command:
     if switch.lower() not in ("on", "off"):
         raise BadArgument(f"'pictures' ends with 'on' or 'off', not '{shown(switch)}'.", syntax)
     return Pictures(read_userid(userid, syntax), read_password(password, syntax), switch.lower() == "on")
+
+
+def _timezone(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
+    userid, password, zone = exactly(args, ("userid", "password", "time zone (such as Europe/Berlin or UTC)"), syntax)
+    if len(zone) > LONGEST_ZONE:
+        raise BadArgument(
+            f"'{shown(zone)}' is not a time zone: a zone's name, such as Europe/Berlin or UTC, has at most "
+            f"{LONGEST_ZONE} characters.", syntax,
+        )
+    return Timezone(read_userid(userid, syntax), read_password(password, syntax), zone)
 
 
 GLOBAL_VERBS = by_word(
@@ -227,6 +248,15 @@ GLOBAL_VERBS = by_word(
             "or 'pictures off' to one of your board mails does the same without the password."
         ),
         _pictures,
+    ),
+    Verb(
+        "timezone", "timezone userid password ZONE   (from a board mail's reply address: timezone ZONE)",
+        (
+            "Board mails that wait for your move say when the reminder and the forfeit come, in UTC and, once "
+            "you name your time zone as the tz database writes it (Europe/Berlin, America/New_York, "
+            "Asia/Tokyo), in your local time too. 'timezone userid password UTC' shows UTC alone again."
+        ),
+        _timezone,
     ),
     Verb(
         "multiple", "multiple   (in the Subject; then one command per body line)",

@@ -3,9 +3,9 @@ wrote is a command on that board as that player, without the words the
 address stands for (game, verb, board, userid, password). No I/O.
 
 `e5` (or `move e5`, `e5 #12`) moves; `resign`, `undo`, `propose`,
-`accept`, `reject`, `show`, `moves`, `queue MOVE`, `preview MOVES`,
+`accept`, `reject`, `show`, `record`, `moves`, `queue MOVE`, `preview MOVES`,
 `chat` and `help` work as their full commands do, and `pictures on|off`
-as the global command does for that player; the rest of the body is the
+and `timezone ZONE` as the global commands do for that player; the rest of the body is the
 comment (or, for `chat`, the message). A first line that starts with
 a game's name or a global command is read as the full command it is,
 with its own password (a game's name alone, or followed by what is not
@@ -29,7 +29,7 @@ from pbmserv.protocol.request import Line, Request, bounded_comment, clean_subje
 #: the short forms that are the full command's verb, followed by what the player wrote after it
 _VERBS = ("move", "resign", "queue", "preview", "moves", "chat")
 #: the global commands a reply may give without the userid and password, which the address stands for
-_ACCOUNT_VERBS = ("pictures",)
+_ACCOUNT_VERBS = ("pictures", "timezone")
 #: what stands for the password while the full line is read (any one word would do)
 _PLACEHOLDER = "password"
 
@@ -60,8 +60,8 @@ def parse_reply(
     rest = " ".join(words[1:])
     if head == "chat":  # the message: what follows the word, and the rest of the body
         rest, comment = "", bounded_comment("\n".join([rest, *lines[1:]]).strip())
-    if head == "show":
-        full = f"{game} show {board}"
+    if head in ("show", "record"):
+        full = f"{game} {head} {board}"
     elif head == "help":
         full = f"{game} help"
     elif short_account_command:

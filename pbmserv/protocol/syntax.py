@@ -78,6 +78,8 @@ LONGEST_PASSWORD = 128
 LONGEST_SHOWN = 40
 #: the longest name of a command, a game or a help topic
 LONGEST_NAME = 40
+#: a time zone's name (the tz database's longest is 32 characters)
+LONGEST_ZONE = 64
 #: the longest `-name=value` option of a challenge, and the most options
 LONGEST_OPTION = 40
 MOST_OPTIONS = 10

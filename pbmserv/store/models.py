@@ -51,6 +51,8 @@ class User(Base):
     reply_secret: Mapped[str] = mapped_column(String(32), default="", server_default="")
     #: whether the account's board mails carry a picture of the board (`pictures on`)
     pictures: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the tz database zone its board mails show deadlines in besides UTC (`timezone`); "": UTC alone
+    timezone: Mapped[str] = mapped_column(String(64), default="", server_default="")
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )

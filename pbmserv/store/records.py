@@ -90,7 +90,8 @@ class QueuedRecord(NamedTuple):
 @dataclass(frozen=True)
 class Account:
     """What checking a player's password needs of `users`, and what a board
-    mail to the player needs: whether it carries a picture."""
+    mail to the player needs: whether it carries a picture, and the time
+    zone its deadlines are shown in ("": UTC alone)."""
 
     id: int
     userid: str
@@ -99,6 +100,7 @@ class Account:
     disabled_reason: str
     reply_secret: str
     pictures: bool = False
+    timezone: str = ""
 
 
 #: the board columns a command may change (`save_board` writes them all)

@@ -62,6 +62,7 @@ def insert_account(connection: Connection, userid: str, password_hash: str, crea
     values = {
         "userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None,
         "disabled_reason": "", "reply_secret": reply_secret, "pictures": False,
+        "timezone": "",
     }
     user_id = connection.scalar(insert(USERS).values(values).returning(USERS.c.id))
     assert user_id is not None, "an INSERT ... RETURNING returns the row's id"
@@ -77,6 +78,11 @@ def set_password_hash(connection: Connection, user_id: int, password_hash: str) 
 
 def set_pictures(connection: Connection, user_id: int, on: bool) -> None:
     connection.execute(update(USERS).where(USERS.c.id == user_id).values(pictures=on))
+
+
+def set_timezone(connection: Connection, user_id: int, zone: str) -> None:
+    """The zone the account's deadlines are shown in besides UTC ("": UTC alone)."""
+    connection.execute(update(USERS).where(USERS.c.id == user_id).values(timezone=zone))
 
 
 def seat_holder(connection: Connection, game_type: str, board: int, seat: int) -> tuple[str, str] | None:

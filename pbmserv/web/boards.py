@@ -18,11 +18,12 @@ from pbmserv.gamekit import Drawing, Game
 from pbmserv.service.bots.seats import is_bot
 from pbmserv.service.play import replays, views
 from pbmserv.service.play.deadlines import Deadline, deadline
+from pbmserv.service.play.game_record import ListedMove, public_moves
 from pbmserv.service.processing.catalog import Catalog
 from pbmserv.service.processing.context import as_utc
 from pbmserv.store import records, site
 from pbmserv.store.handles import Connection
-from pbmserv.store.records import BoardRecord, MoveRecord
+from pbmserv.store.records import BoardRecord
 
 
 class NotFound(Exception):
@@ -51,16 +52,6 @@ class SeatLine:
     side: str
     rating: int | None
     to_move: bool
-
-
-@dataclass(frozen=True)
-class ListedMove:
-    """A move as everybody may see it (a secret one as `(secret)` until the game is over)."""
-
-    number: int
-    player: str
-    text: str
-    played_at: datetime
 
 
 @dataclass(frozen=True)
@@ -148,14 +139,6 @@ def position(connection: Connection, game: Game, record: BoardRecord, at: int) -
     return Position(game, record, at, state, game.draw(state, None))
 
 
-def public_moves(game: Game, record: BoardRecord, moves: list[MoveRecord]) -> tuple[ListedMove, ...]:
-    over = record.result is not None
-    return tuple(
-        ListedMove(move.number, record.seats[move.seat], views.move_text_for(move, None, over), move.created_at)
-        for move in moves
-    )
-
-
 @dataclass(frozen=True)
 class PageFacts:
     """What a board page shows that can change, read in a few small reads
@@ -221,17 +204,3 @@ def board_line(catalog: Catalog, record: BoardRecord) -> BoardLine | None:
 
 def board_lines(catalog: Catalog, found: list[BoardRecord]) -> list[BoardLine]:
     return [line for record in found if (line := board_line(catalog, record)) is not None]
-
-
-def public_record(game: Game, record: BoardRecord, moves: tuple[ListedMove, ...], status: str) -> str:
-    """The game record as text: the board, its options, players and result, and every move with its time."""
-    options = " ".join(f"-{name}" + ("" if value is None else f"={value}") for name, value in sorted(record.options.items())) or "(none)"
-    lines = [
-        views.title_line(game, record),
-        f"Game: {game.name}    Board: {record.board}    Options: {options}",
-        f"Started: {record.created_at:%Y-%m-%d %H:%M} UTC    Moves: {record.move_count}",
-        status,
-        "",
-        *(f"{move.number:>4}. {move.played_at:%Y-%m-%d %H:%M}  {move.player} {move.text}" for move in moves),
-    ]
-    return "\n".join(lines) + "\n"

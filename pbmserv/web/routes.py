@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from pbmserv.gamekit import Drawing, Game
 from pbmserv.pictures import png, svg
-from pbmserv.service.play import ratings
+from pbmserv.service.play import game_record, ratings
 from pbmserv.service.processing.context import as_utc
 from pbmserv.store import records
 from pbmserv.store.database import reading
@@ -125,32 +125,22 @@ def picture(site: Site, request: Request, kind: str) -> Response:
 def board_json(site: Site, request: Request) -> Response:
     def make(connection: Connection, game: Game, record: BoardRecord) -> str:
         shown = boards.position(connection, game, record, boards.checked_move(record, asked_move(request)))
-        moves = boards.public_moves(game, record, records.board_moves(connection, record.id, shown.at))
+        moves = game_record.public_moves(game, record, records.board_moves(connection, record.id, shown.at))
         return json.dumps(public_state(shown, moves), indent=1, ensure_ascii=False) + "\n"
 
     return _board_answer(site, request, "json", make, "application/json")
 
 
-def public_state(shown: boards.Position, moves: tuple[boards.ListedMove, ...]) -> dict[str, Any]:
+def public_state(shown: boards.Position, moves: tuple[game_record.ListedMove, ...]) -> dict[str, Any]:
     """What everybody may know of a position: never a state's own fields."""
     game, record, drawing = shown.game, shown.record, shown.drawing
-    result = record.result
     tally = drawing.tally
     return {
         "game": game.name, "title": game.title, "board": record.board, "status": record.status,
-        "players": [
-            {"userid": userid, "side": game.side_names[seat] if seat < len(game.side_names) else ""}
-            for seat, userid in enumerate(record.seats)
-        ],
+        "players": game_record.players_data(game, record),
         "move_count": record.move_count, "at": shown.at, "to_move": shown.to_move,
-        "result": None if result is None else {
-            "winners": [record.seats[seat] for seat in result["winners"]], "reason": result["reason"],
-            "scores": result.get("scores"),
-        },
-        "moves": [
-            {"number": move.number, "player": move.player, "text": move.text, "played_at": as_utc(move.played_at).isoformat()}
-            for move in moves
-        ],
+        "result": game_record.result_data(record),
+        "moves": game_record.moves_data(moves),
         "board_text": shown.text,
         "drawing": {
             "title": drawing.title, "last_move": drawing.last_move,
@@ -164,8 +154,8 @@ def public_state(shown: boards.Position, moves: tuple[boards.ListedMove, ...]) -
 def board_record(site: Site, request: Request) -> Response:
     def make(connection: Connection, game: Game, record: BoardRecord) -> str:
         shown = boards.position(connection, game, record, record.move_count)
-        moves = boards.public_moves(game, record, records.board_moves(connection, record.id))
-        return boards.public_record(game, record, moves, shown.status)
+        moves = game_record.public_moves(game, record, records.board_moves(connection, record.id))
+        return game_record.public_record(game, record, moves, shown.status)
 
     return _board_answer(site, request, "record", make, TEXT)
 
@@ -173,7 +163,7 @@ def board_record(site: Site, request: Request) -> Response:
 def board_feed(site: Site, request: Request) -> Response:
     def make(connection: Connection, game: Game, record: BoardRecord) -> str:
         recent = records.recent_moves(connection, record.id, record.move_count, FEED_MOVES)
-        moves = reversed(boards.public_moves(game, record, recent))
+        moves = reversed(game_record.public_moves(game, record, recent))
         return site.page(request, "board.atom", game=game, record=record, moves=list(moves), base=site.base_url(request))
 
     return _board_answer(site, request, f"atom {site.base_url(request)}", make, ATOM)  # its links start with the address

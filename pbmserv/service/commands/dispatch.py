@@ -8,6 +8,7 @@ from pbmserv.protocol.commands import Command, GameCommand
 from pbmserv.service.commands import (  # noqa: F401  (each binds its handlers)
     accounts,
     boards,
+    game_records,
     help,
     legal,
     pending,
@@ -17,6 +18,7 @@ from pbmserv.service.commands import (  # noqa: F401  (each binds its handlers)
     showing,
     social,
     standings,
+    timezones,
     vacations,
 )
 from pbmserv.service.commands.handling import HANDLERS

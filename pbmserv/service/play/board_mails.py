@@ -5,14 +5,17 @@ party who sent the command."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from html import escape
 from typing import Any
 
 from pbmserv.gamekit import Game
 from pbmserv.mail.outbound import BoardThread
-from pbmserv.service.play import board_pictures, reply_addresses, subscriptions, views
+from pbmserv.service.bots.seats import is_bot
+from pbmserv.service.play import board_pictures, deadlines, reply_addresses, subscriptions, views
 from pbmserv.service.play.board import Board
 from pbmserv.service.processing.context import Context, Reply
-from pbmserv.store import records
+from pbmserv.store import records, users
 from pbmserv.store.records import Account, BoardRecord
 from pbmserv.store.states import Kind
 
@@ -78,12 +81,16 @@ def mails_to_players(
             reached.update(recipients)
             account = ctx.known_user(userid)
             body = text(seat)
+            due = ""
             if board.result is None and seat in game.to_move(state):
-                body += "\n" + views.command_to_paste(game, board, state, seat)
+                due = clock(ctx, board, account)
+                body += due + "\n" + views.command_to_paste(game, board, state, seat)  # the line to paste stays last
             html = (
                 board_pictures.html_version(game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2])
                 if account.pictures else None
             )
+            if html is not None and due:
+                html = replace(html, body=f"{html.body}<p>{escape(due.strip())}</p>\n")
             reply_to = seat_address(ctx, game, board, seat, account)
             replies.append(Reply(recipients, title, body, Kind.BOARD, reply_to, html, thread))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
@@ -104,7 +111,7 @@ def to_player(ctx: Context, saved: Board, seat: int, lead: str) -> Reply:
         page=views.board_page(ctx.settings, game, board),
     )
     if board.result is None and seat in game.to_move(state):
-        body += "\n" + views.command_to_paste(game, board, state, seat)
+        body += clock(ctx, board, ctx.known_user(board.seats[seat])) + "\n" + views.command_to_paste(game, board, state, seat)
     recipients = ctx.addresses([board.seats[seat]])[board.seats[seat]]
     return Reply(
         recipients, subject(game, board), body, Kind.BOARD, reply_address_of(ctx, game, board, seat),
@@ -122,6 +129,14 @@ def proven_reply_address(ctx: Context, game: Game, board: BoardRecord) -> str:
         if userid in proven and ctx.sender.lower() in {address.lower() for address in ctx.addresses([userid])[userid]}:
             return reply_address_of(ctx, game, board, seat)
     return ""
+
+
+def clock(ctx: Context, board: BoardRecord, account: Account) -> str:
+    """What the mail to a player to move says of their deadlines ("" for a bot, which has none)."""
+    if is_bot(account.userid):
+        return ""
+    due = deadlines.deadline(board, account.userid, users.vacations_of(ctx.connection, account.id), ctx.now)
+    return "\n" + deadlines.clock_text(due, account.timezone)
 
 
 def reply_address_of(ctx: Context, game: Game, board: BoardRecord, seat: int) -> str:

@@ -1,12 +1,17 @@
 """When a player to move is reminded and when they forfeit: the timer
-pass's clock (`timers.timer_pass`), and the deadline the web site shows."""
+pass's clock (`timers.timer_pass`), the deadline the web site shows, and
+what a board mail to the player to move says of it, in UTC and in the
+player's own time zone (docs/decisions/0149-deadlines-in-board-mails.md)."""
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 
+from pbmserv.service.play import views
 from pbmserv.service.processing.context import as_utc
 from pbmserv.store.records import BoardRecord
 from pbmserv.store.users import VacationRecord
@@ -57,3 +62,43 @@ def deadline(board: BoardRecord, userid: str, vacations: Sequence[VacationRecord
     else:
         reminder = now
     return Deadline(userid, reminder, now + (forfeit - late))
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    """The tz database's zone names by their lower case, read from the system once."""
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def zone_named(name: str) -> str | None:
+    """The tz database's own spelling of a zone `name` in any case
+    ("europe/berlin" -> "Europe/Berlin"); None for none. UTC is always
+    known, even where the system has no tz database."""
+    return "UTC" if name.upper() == "UTC" else _zone_names().get(name.lower())
+
+
+def shown_in(moment: datetime, zone: str) -> str:
+    """A deadline as a board mail shows it: to the minute in UTC and, for a
+    player who named a zone other than UTC, in that zone too."""
+    utc = f"{as_utc(moment):%Y-%m-%d %H:%M} UTC"
+    if zone in ("", "UTC") or zone_named(zone) is None:  # a zone the system's tz database no longer has: UTC alone
+        return utc
+    local = as_utc(moment).astimezone(zoneinfo.ZoneInfo(zone))
+    return f"{utc} ({local:%Y-%m-%d %H:%M} {zone})"
+
+
+def clock_text(due: Deadline, zone: str) -> str:
+    """What a board mail to the player to move says of their clock."""
+    userid = due.userid
+    if due.paused:
+        return views.wrap(
+            f"You are on vacation, {userid}: your clock is stopped, with no reminder and no forfeit on this board "
+            f"until you send 'vacation {userid} password off' (or your vacation days run out).", hang="",
+        ) + "\n"
+    assert due.reminder is not None and due.forfeit is not None, "a running clock has both"
+    forfeit = f"forfeit the game on {shown_in(due.forfeit, zone)}"
+    if due.reminder < due.forfeit:
+        text = f"Your clock: without your move you are reminded on {shown_in(due.reminder, zone)} and {forfeit}."
+    else:
+        text = f"Your clock: without your move you {forfeit}."
+    return views.wrap(text, hang="") + "\n"

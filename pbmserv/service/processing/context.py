@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pbmserv.config import Settings
+from pbmserv.mail.attachments import Attachment
 from pbmserv.mail.outbound import BoardThread, HtmlVersion
 from pbmserv.protocol.commands import Credential, ReplyAddressProof
 from pbmserv.service.processing import guesses
@@ -84,6 +85,8 @@ class Reply:
     html: HtmlVersion | None = None
     #: the board whose thread the mail is in (`mail.outbound.BoardThread`)
     thread: BoardThread | None = None
+    #: files the mail carries beside its text (a game's record, `GAME record`)
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass

@@ -162,6 +162,7 @@ def outbox_rows(
         message_id, raw = compose(
             sender=sender, recipient=recipient, subject=reply.subject, body=body, date=now, message_id=own_id,
             in_reply_to=in_reply_to, references=references, reply_to=reply.reply_to, html=reply.html,
+            attachments=reply.attachments,
         )
         if reply.reply_to:
             raw = key.seal(raw)

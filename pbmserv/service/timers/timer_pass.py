@@ -98,7 +98,7 @@ def _nag(ctx: Context, game: Game, board: BoardRecord, state: Any, seat: int, la
     deadline = ctx.now + (forfeit_days * DAY - late)
     text = views.wrap(
         f"Reminder: {game.title} Board {board.board} has waited {counted(late.days, 'day')} for your move, {userid}. "
-        f"Without a move by {deadline:%Y-%m-%d %H:%M} UTC the game is forfeited. "
+        f"Without a move by {deadlines.shown_in(deadline, ctx.known_user(userid).timezone)} the game is forfeited. "
         f"'vacation {userid} password on' pauses reminders and forfeits while you are away.", hang="",
     )
     board_text = views.board_mail(
