@@ -147,6 +147,8 @@ def test_multiple_without_commands_is_an_error() -> None:
         ("chess move 101 alice pw e4", ("alice", "pw", "e4")),  # an unknown game still hides the password
         ("toy mvoe 101 alice pw e4", ("alice", "pw", "e4")),  # and an unknown verb in a move's shape
         ("Re: toy resign 101 alice", ("alice",)),
+        ("pictures alice s3cret maybe", ("alice", "s3cret", "maybe")),  # a setting it does not know
+        ("toy challenges alice s3cret perhaps", ("alice", "s3cret", "perhaps")),
         ("toy show 101", ()),
         ("help me", ()),
     ],
