@@ -80,11 +80,8 @@ def mails_to_players(
         if recipients:
             reached.update(recipients)
             account = ctx.known_user(userid)
-            body = text(seat)
-            due = ""
-            if board.result is None and seat in game.to_move(state):
-                due = clock(ctx, board, account)
-                body += due + "\n" + views.command_to_paste(game, board, state, seat)  # the line to paste stays last
+            due, paste = closing_lines(ctx, saved, seat, account)
+            body = text(seat) + due + paste
             html = (
                 board_pictures.html_version(game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2])
                 if account.pictures else None
@@ -110,8 +107,7 @@ def to_player(ctx: Context, saved: Board, seat: int, lead: str) -> Reply:
         game, board, moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves, lead=lead,
         page=views.board_page(ctx.settings, game, board),
     )
-    if board.result is None and seat in game.to_move(state):
-        body += clock(ctx, board, ctx.known_user(board.seats[seat])) + "\n" + views.command_to_paste(game, board, state, seat)
+    body += "".join(closing_lines(ctx, saved, seat, ctx.known_user(board.seats[seat])))
     recipients = ctx.addresses([board.seats[seat]])[board.seats[seat]]
     return Reply(
         recipients, subject(game, board), body, Kind.BOARD, reply_address_of(ctx, game, board, seat),
@@ -129,6 +125,15 @@ def proven_reply_address(ctx: Context, game: Game, board: BoardRecord) -> str:
         if userid in proven and ctx.sender.lower() in {address.lower() for address in ctx.addresses([userid])[userid]}:
             return reply_address_of(ctx, game, board, seat)
     return ""
+
+
+def closing_lines(ctx: Context, saved: Board, seat: int, account: Account) -> tuple[str, str]:
+    """The lines that close a board mail to the player in `seat` while it is
+    their turn: their clock, then the line to paste, which stays last; ("", "") otherwise."""
+    game, board, state = saved.game, saved.record, saved.state
+    if board.result is not None or seat not in game.to_move(state):
+        return "", ""
+    return clock(ctx, board, account), "\n" + views.command_to_paste(game, board, state, seat)
 
 
 def clock(ctx: Context, board: BoardRecord, account: Account) -> str:
