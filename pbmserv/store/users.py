@@ -14,10 +14,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, fields
 from datetime import datetime
 
-from sqlalchemy import Connection, String, and_, cast, delete, insert, or_, select, text, update
+from sqlalchemy import Connection, String, and_, bindparam, cast, delete, insert, or_, select, text, update
 
 from pbmserv.store import statements
 from pbmserv.store.models import Vacation
+from pbmserv.store.prepared import Prepared
 from pbmserv.store.records import ADDRESSES, BOARDS, USERS, Account
 
 VACATIONS = Vacation.__table__
@@ -41,6 +42,9 @@ class VacationRecord:
 
 _ACCOUNT_COLUMNS = [USERS.c[f.name] for f in fields(Account)]
 VACATION_COLUMNS = [VACATIONS.c[f.name] for f in fields(VacationRecord)]
+_VACATIONS_OF = Prepared(
+    select(*VACATION_COLUMNS).where(VACATIONS.c.user_id == bindparam("user_id")).order_by(VACATIONS.c.started_at)
+)
 
 
 # -- accounts --------------------------------------------------------------------
@@ -153,9 +157,8 @@ def write_addresses(connection: Connection, user_id: int, addresses: list[Addres
 
 # -- vacations -------------------------------------------------------------------
 def vacations_of(connection: Connection, user_id: int) -> list[VacationRecord]:
-    """The account's vacations, oldest first."""
-    query = select(*VACATION_COLUMNS).where(VACATIONS.c.user_id == user_id).order_by(VACATIONS.c.started_at)
-    return [VacationRecord(*row) for row in connection.execute(query)]
+    """The account's vacations, oldest first (prepared: every board mail to a player to move shows their clock)."""
+    return [VacationRecord(*row) for row in _VACATIONS_OF.rows(connection, {"user_id": user_id})]
 
 
 def running_vacations(connection: Connection) -> list[VacationRecord]:
