@@ -86,7 +86,7 @@ def _watch(ctx: Context, game: Game, user: Account, number: int, *, final_only: 
         subscribers=subscriptions.listed_names(subscriptions.board_subscriptions(ctx, board)),
         page=views.board_page(ctx.settings, game, board),
     )
-    return [Reply((ctx.sender,), f"{game.title} Board {board.board} {verb} {user.userid}", body)]
+    return [Reply((ctx.sender,), board_mails.subject(game, board), body, thread=board_mails.thread_of(game, board))]
 
 
 @handles(Unsubscribe)
@@ -104,7 +104,7 @@ def unsubscribe(ctx: Context, game: Game, command: Unsubscribe) -> list[Reply]:
         )
     following.unsubscribe(ctx.connection, [found.id])
     body = f"{user.userid} no longer gets the mails of {game.title} board {board.board}.\n"
-    return [Reply((ctx.sender,), f"{game.title} Board {board.board} unsubscribe {user.userid}", body)]
+    return [Reply((ctx.sender,), board_mails.subject(game, board), body, thread=board_mails.thread_of(game, board))]
 
 
 def _unsubscribe_all(ctx: Context, game: Game, user: Account) -> list[Reply]:
@@ -191,7 +191,11 @@ def chat(ctx: Context, game: Game, command: Chat) -> list[Reply]:
         for seat, userid in enumerate(board.seats) if (recipients := _addresses_of(ctx, [userid]))
     ]
     others = _addresses_of(ctx, [userid for userid in readers if userid not in board.seats])
-    return [*to_players, *([Reply(others, title, body, Kind.CHAT, thread=thread)] if others else [])]
+    answer = views.wrap(
+        f"To answer in this chat, send '{game.name} chat {board.board} userid password' with your text in the body "
+        "(a subscriber has no reply address).", hang="",
+    ) + "\n"
+    return [*to_players, *([Reply(others, title, f"{body}{answer}", Kind.CHAT, thread=thread)] if others else [])]
 
 
 @handles(Message)
