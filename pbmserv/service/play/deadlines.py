@@ -66,7 +66,8 @@ def deadline(board: BoardRecord, userid: str, vacations: Sequence[VacationRecord
 
 @cache
 def _zone_names() -> dict[str, str]:
-    """The tz database's zone names by their lower case, read from the system once."""
+    """The tz database's zone names by their lower case, read once (the
+    system's, else the `tzdata` package's)."""
     return {name.lower(): name for name in zoneinfo.available_timezones()}
 
 
