@@ -85,11 +85,16 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     topic = command.topic[0]
     if topic in ctx.catalog:
         return game_help(ctx, ctx.catalog.get(topic), GameHelp(topic))
+    if topic in ("standings", "ratings"):  # one table by two names; help on either is help on ratings
+        verb = GAME_VERBS["standings"]
+        body = (
+            f"{syntax_lines(verb.syntax, '')}\n{syntax_lines(GAME_VERBS['ratings'].syntax, '')}\n\n"
+            f"{wrap(verb.help, hang='')}\n\n{wrap(ratings.how_ratings_change(), hang='')}\n"
+        )
+        return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
     if verb is not None:
         body = f"{syntax_lines(verb.syntax, '')}\n\n{wrap(verb.help, hang='')}\n"
-        if topic in ("standings", "ratings"):
-            body += f"\n{wrap(ratings.how_ratings_change(), hang='')}\n"
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     raise ServiceError(
         f"There is no help on '{topic}'.",
