@@ -86,10 +86,10 @@ def help_command(ctx: Context, command: Help) -> list[Reply]:
     if topic in ctx.catalog:
         return game_help(ctx, ctx.catalog.get(topic), GameHelp(topic))
     if topic in ("standings", "ratings"):  # one table by two names; help on either is help on ratings
-        verb = GAME_VERBS["standings"]
+        table = GAME_VERBS["standings"]
         body = (
-            f"{syntax_lines(verb.syntax, '')}\n{syntax_lines(GAME_VERBS['ratings'].syntax, '')}\n\n"
-            f"{wrap(verb.help, hang='')}\n\n{wrap(ratings.how_ratings_change(), hang='')}\n"
+            f"{syntax_lines(table.syntax, '')}\n{syntax_lines(GAME_VERBS['ratings'].syntax, '')}\n\n"
+            f"{wrap(table.help, hang='')}\n\n{wrap(ratings.how_ratings_change(), hang='')}\n"
         )
         return [Reply((ctx.sender,), f"pbmserv help {topic}", body)]
     verb = GLOBAL_VERBS.get(topic) or GAME_VERBS.get(topic)
