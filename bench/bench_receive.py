@@ -53,6 +53,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from pbmserv.gamekit import get_game
+from pbmserv.store.database import upgrade
 from pbmserv.store.urls import normalise_url
 
 PBMSERV = str(Path(sys.executable).with_name("pbmserv"))
@@ -259,6 +260,7 @@ def run(directory: Path, database_url: str, arguments: argparse.Namespace) -> tu
     """The (wall, CPU) times of the mails, and mails per second until all were answered."""
     config = directory / "pbmserv.toml"
     config.write_text(config_text(directory, database_url))
+    upgrade(database_url)  # as the operator makes it before the MTA's first mail: `receive` makes none
     kind, count = arguments.kind, arguments.n
     server = Server(config, arguments.bytecode_cache)
     sign_up(server)

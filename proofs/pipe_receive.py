@@ -33,6 +33,7 @@ from sqlalchemy import create_engine, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbmserv.gamekit import get_game  # noqa: E402
+from pbmserv.store.database import upgrade  # noqa: E402
 from proofs.databases import proof_database  # noqa: E402
 
 PBMSERV = str(Path(sys.executable).with_name("pbmserv"))
@@ -132,6 +133,7 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="proof-pipe-receive-") as name,
         proof_database(arguments.database, arguments.postgres, Path(name), "pbm_pipe_receive") as url,
     ):
+        upgrade(url)  # as the operator makes it before the MTA's first mail: `receive` makes no database
         figures, failures = prove(Pipe(Path(name), url), url, one_by_one, helps, boards, twice)
     for line in figures:
         print(line)

@@ -39,7 +39,11 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def receive(tmp_path: Path, raw: bytes, *, wait: bool = True, **extra: str) -> subprocess.CompletedProcess[bytes]:
-    """`pbmserv receive`, processing the mail before it exits (--wait) unless `wait` is false."""
+    """`pbmserv receive`, processing the mail before it exits (--wait)
+    unless `wait` is false; the first makes the database as an operator
+    does, with `pbmserv-admin db upgrade` (`receive` makes none)."""
+    if not (tmp_path / "pbmserv.db").exists() and "PBMSERV_DATABASE_URL" not in extra:
+        admin(tmp_path, "db", "upgrade")
     return subprocess.run(
         [BIN / "pbmserv", "receive", *(["--wait"] if wait else [])], input=raw, env=env_for(tmp_path, **extra), cwd=tmp_path,
         capture_output=True, timeout=60,

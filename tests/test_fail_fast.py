@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from pbmserv.store.database import alembic_config, make_engine, upgrade, writing
+from pbmserv.store.revision import newest_revision
 from tests.mailtools import make_mail
 from tests.smtp_helpers import free_port
 
@@ -81,6 +82,7 @@ def assert_one_line(result: subprocess.CompletedProcess[str], code: int, *says: 
     ],
 )
 def test_a_bad_setting_is_named_in_one_line(tmp_path: Path, settings: dict[str, str], says: list[str]) -> None:
+    assert run(tmp_path / "work", "pbmserv-admin", "db", "upgrade").returncode == 0
     line = assert_one_line(run(tmp_path / "work", "pbmserv", "process", **settings), EX_CONFIG, *says)
     assert "secret" not in line
 
@@ -120,6 +122,7 @@ def test_receive_exits_75_for_a_bad_setting_so_that_the_mta_keeps_the_mail(tmp_p
 
 def test_a_key_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     key = str(tmp_path / "no" / "such" / "dir" / "pbmserv.key")
+    older_database(tmp_path / "work")
     assert_one_line(
         run(tmp_path / "work", "pbmserv", "process", PBMSERV_KEY_FILE=key), EX_CONFIG,
         f"no server key: cannot read or make {key}", "PBMSERV_KEY_FILE",
@@ -189,10 +192,36 @@ def test_admin_without_a_database_makes_none_and_says_so(tmp_path: Path, args: l
     result = run(work, "pbmserv-admin", *args)  # the default database: ./pbmserv.db
     assert_one_line(
         result, EX_CONFIG,
-        f"no pbmserv database at {work / 'pbmserv.db'} (set PBMSERV_DATABASE_URL or --config; "
-        "`pbmserv-admin db upgrade` makes one)",
+        f"no pbmserv database at {work / 'pbmserv.db'} (set PBMSERV_DATABASE_URL or --config to the server's; "
+        "`pbmserv serve` or `pbmserv-admin db upgrade` makes a new one)",
     )
     assert list(work.iterdir()) == []
+
+
+# -- only serve and db upgrade make a database ---------------------------------------
+
+@pytest.mark.parametrize("args", [["process"], ["deliver", "--once"], ["drain"], ["bots", "--once"]], ids=" ".join)
+def test_a_command_run_where_there_is_no_database_makes_none_and_says_so(tmp_path: Path, args: list[str]) -> None:
+    """Before, `pbmserv process` (and so a cron `drain` without --config)
+    run from the wrong directory made a new database and key there and
+    reported "processed 0 mail(s)"."""
+    work = tmp_path / "work"
+    assert_one_line(run(work, "pbmserv", *args), EX_CONFIG, f"no pbmserv database at {work / 'pbmserv.db'}", "pbmserv serve")
+    assert list(work.iterdir()) == []
+
+
+def test_receive_where_there_is_no_database_keeps_the_mail_with_the_mta_and_makes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    line = assert_one_line(receive(work), EX_TEMPFAIL, f"no pbmserv database at {work / 'pbmserv.db'}")
+    assert line.startswith("pbmserv: mail not stored, to be tried again later: ")
+    assert list(work.iterdir()) == []
+
+
+def test_receive_and_process_on_a_database_without_the_schema_make_none(empty_database: str, tmp_path: Path) -> None:
+    settings = {"PBMSERV_DATABASE_URL": empty_database, "PBMSERV_KEY_FILE": str(tmp_path / "key")}
+    assert_one_line(receive(tmp_path / "work", **settings), EX_TEMPFAIL, "no pbmserv database at")
+    assert_one_line(run(tmp_path / "work", "pbmserv", "process", **settings), EX_CONFIG, "no pbmserv database at")
+    assert not (tmp_path / "key").exists()
 
 
 def test_admin_on_a_database_without_the_schema_says_how_to_make_it(empty_database: str, tmp_path: Path) -> None:
@@ -215,17 +244,29 @@ def test_admin_on_an_older_schema_says_to_upgrade(empty_database: str, tmp_path:
 
 # -- the schema upgrade on each start and each received mail ------------------------------
 
-def test_receive_upgrades_quietly(tmp_path: Path) -> None:
+def older_database(work: Path) -> str:
+    """A SQLite database in `work` at the schema before the newest; its revision."""
+    from alembic import command
+
+    older = f"{int(newest_revision()) - 1:04d}"
+    work.mkdir()
+    command.upgrade(alembic_config(f"sqlite:///{work / 'pbmserv.db'}"), older)
+    return older
+
+
+def test_receive_upgrades_an_older_schema_quietly(tmp_path: Path) -> None:
+    older = older_database(tmp_path / "work")
     first = receive(tmp_path / "work")
     assert first.returncode == 0, first.stderr
-    assert "alembic" not in first.stderr and "database schema upgraded from nothing to" in first.stderr
+    assert "alembic" not in first.stderr and f"database schema upgraded from {older} to {newest_revision()}" in first.stderr
     again = run(tmp_path / "work", "pbmserv", "receive", "--wait", stdin=make_mail("bob@example.org", "help").decode())
     assert again.returncode == 0, again.stderr
     assert "alembic" not in again.stderr and "upgraded" not in again.stderr
     current = run(tmp_path / "work", "pbmserv", "-v", "receive", "--wait", stdin=make_mail("carol@example.org", "help").decode())
     assert "alembic" not in current.stderr  # a current schema is read without Alembic
-    making = run(tmp_path / "other", "pbmserv", "-v", "receive", "--wait", stdin=make_mail("carol@example.org", "help").decode())
-    assert "alembic" in making.stderr
+    older_database(tmp_path / "other")
+    upgrading = run(tmp_path / "other", "pbmserv", "-v", "receive", "--wait", stdin=make_mail("carol@example.org", "help").decode())
+    assert "alembic" in upgrading.stderr
 
 
 def test_the_upgrade_waits_for_the_database_only_as_long_as_busy_seconds(tmp_path: Path) -> None:

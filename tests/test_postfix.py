@@ -207,6 +207,14 @@ def received(sink: ScriptedSink) -> list[EmailMessage]:
 CHEAP_PASSWORDS = {"PBMSERV_PASSWORD_TIME_COST": "1", "PBMSERV_PASSWORD_MEMORY_KIB": "1024"}
 
 
+def make_database(config: Path, admin: Path = BIN / "pbmserv-admin", user: str | None = None) -> None:
+    """`pbmserv-admin db upgrade`, as the README says to before the pipe's first mail (`receive` makes none)."""
+    subprocess.run(
+        [admin, "--config", str(config), "db", "upgrade"], env=environment(), user=user, cwd=config.parent,
+        check=True, capture_output=True, timeout=120,
+    )
+
+
 def environment(**settings: str) -> dict[str, str]:
     """The test's environment without PBMSERV_* settings but these: the settings file decides."""
     return {**{k: v for k, v in os.environ.items() if not k.startswith("PBMSERV_")}, **CHEAP_PASSWORDS, **settings}
@@ -261,6 +269,7 @@ def test_pipe_to_receive_as_another_user(public_dir: Path) -> None:
     with smtp_server(lambda: sink) as sink_port:
         postfix = Postfix(public_dir, recipe("transport.receive") + relay_sink_transport(sink_port))
         settings_file(public_dir / "pbmserv.toml", data, postfix.port)
+        make_database(public_dir / "pbmserv.toml", venv / "bin" / "pbmserv-admin", PIPE_USER)
         postfix.start()
         try:
             with smtplib.SMTP("127.0.0.1", postfix.port, timeout=30) as client:
@@ -349,6 +358,7 @@ def test_relay_answers_decide_retry_and_dead_letters(public_dir: Path, tmp_path:
     with smtp_server(lambda: sink) as sink_port:
         postfix = Postfix(public_dir, relay_sink_transport(sink_port), restrictions, {"test_access": access}).start()
         config = settings_file(tmp_path / "pbmserv.toml", tmp_path, postfix.port)
+        make_database(config)
         try:
             for sender in ("temp@example.org", "gone@example.org", "alice@example.org"):
                 result = subprocess.run([BIN / "pbmserv", "--config", str(config), "receive", "--wait", "--sender", sender],

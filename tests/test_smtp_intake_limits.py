@@ -179,6 +179,7 @@ def test_intake_refuses_with_452_before_the_disk_fills(sqlite_runtime: Runtime) 
 
 def test_receive_exits_75_before_the_disk_fills(tmp_path: Path) -> None:
     raw = make_mail("alice@example.org", "help")
+    subprocess.run([BIN / "pbmserv-admin", "db", "upgrade"], env=env_for(tmp_path), cwd=tmp_path, check=True, timeout=60)
     full = subprocess.run([BIN / "pbmserv", "receive"], input=raw, capture_output=True, timeout=60,
                           env=env_for(tmp_path, PBMSERV_MIN_FREE_MIB=str(2**40)), cwd=tmp_path)
     assert full.returncode == 75, full.stderr.decode()

@@ -105,6 +105,13 @@ def _stop(program: str, problem: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def check_database(settings: Settings) -> None:
+    """Stop unless the settings name a pbmserv database (`store.database.require_database`)."""
+    from pbmserv.store.database import require_database
+
+    require_database(settings.database_url, settings.database_busy_seconds)
+
+
 def check_key(settings: Settings) -> None:
     """Read (or make) the server's key now, so that a server that cannot
     have one says so at once, not at its first mail (it is read once per process)."""

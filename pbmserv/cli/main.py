@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pbmserv import logs
-from pbmserv.cli import EX_DATAERR, EX_NOUSER, EX_TEMPFAIL, Tool, check_key, config_option
+from pbmserv.cli import EX_DATAERR, EX_NOUSER, EX_TEMPFAIL, Tool, check_database, check_key, config_option
 from pbmserv.config import LOG_FORMATS, ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -70,7 +70,8 @@ def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait:
     try:
         store_piped(settings, sys.stdin.buffer.read(settings.max_message_bytes + 1), sender, recipient)
     except NotStored as refused:
-        click.echo(f"pbmserv: mail refused: {refused}", err=True)
+        said = "mail not stored, to be tried again later" if refused.verdict is Verdict.TRY_LATER else "mail refused"
+        click.echo(f"pbmserv: {said}: {refused}", err=True)
         exit_codes = {Verdict.BOUNCE: EX_DATAERR, Verdict.NO_SUCH_USER: EX_NOUSER, Verdict.TRY_LATER: EX_TEMPFAIL}
         sys.exit(exit_codes[refused.verdict])
     lock = DrainLock.at(lock_path(settings))
@@ -114,6 +115,7 @@ def drain_command(settings: Settings, lock_fd: int | None) -> None:
     from pbmserv.drainer import LINGER_SECONDS, DrainLock, drain, lock_path
     from pbmserv.runtime import Runtime
 
+    check_database(settings)
     lock = DrainLock(lock_fd) if lock_fd is not None else DrainLock.at(lock_path(settings))
     try:
         if lock_fd is None and not lock.take(wait=False):
@@ -143,6 +145,7 @@ def bots(settings: Settings, once: bool) -> None:
     from pbmserv.runtime import Runtime
     from pbmserv.service.bots.queue import BotQueue
 
+    check_database(settings)
     runtime = Runtime(settings)
     check_key(settings)
     assert runtime.catalog is not None, "a Runtime loads its catalog"
@@ -177,6 +180,7 @@ def process(settings: Settings) -> None:
     """Process every pending inbound mail."""
     from pbmserv.runtime import Runtime
 
+    check_database(settings)
     runtime = Runtime(settings)
     check_key(settings)
     runtime.upgrade_schema()
@@ -193,6 +197,7 @@ def deliver(settings: Settings, once: bool, interval: float) -> None:
 
     from pbmserv.runtime import Runtime
 
+    check_database(settings)
     runtime = Runtime(settings)
     runtime.upgrade_schema()
     while True:

@@ -19,7 +19,7 @@ from pbmserv.store import statements
 from pbmserv.store.prepared import PLAIN, run_sql
 from pbmserv.store.revision import MIGRATIONS, newest_revision
 from pbmserv.store.sqlite import WAL_KEPT_BYTES, SQLiteConnection, require_directory
-from pbmserv.store.urls import normalise_url, sqlite_file
+from pbmserv.store.urls import no_database, normalise_url, shown, sqlite_file
 from pbmserv.store.vacuum import make_incremental
 
 if TYPE_CHECKING:  # Alembic is imported only where the schema is made or changed: `receive` costs less without it
@@ -219,29 +219,41 @@ def upgrade(url: str, busy_seconds: float = 10.0, engine: Engine | None = None) 
             own_engine.dispose()
 
 
+def require_database(url: str, busy_seconds: float = 10.0) -> str:
+    """The schema revision of the pbmserv database at `url` (one this
+    pbmserv knows, perhaps older), or a ConfigError if there is none, making
+    nothing: not the SQLite file, nor the files that its connections keep
+    beside it. Only `serve` and `pbmserv-admin db upgrade` make a database:
+    any other command run with the wrong settings or in the wrong directory
+    would otherwise start a new, empty server there."""
+    path = sqlite_file(url)
+    if path is not None:
+        require_directory(path)
+        if not path.exists():
+            raise ConfigError(no_database(url))
+    current = _revision_at(url, busy_seconds)
+    if current is None:
+        raise ConfigError(no_database(url))
+    _known_revision(url, current)
+    return current
+
+
 def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
     """Raise a ConfigError unless `url` holds a pbmserv database at the
-    newest schema, making nothing: not the SQLite file, nor the files that
-    its connections keep beside it."""
-    path = sqlite_file(url)
-    if path is not None and not path.is_file():
-        raise ConfigError(_no_database(url))
-    current, head = _revisions(url, busy_seconds)
-    if current is None:
-        raise ConfigError(_no_database(url))
-    _known_revision(url, current)
+    newest schema, making nothing (`require_database`)."""
+    current, head = require_database(url, busy_seconds), newest_revision()
     if current != head:
         raise ConfigError(
-            f"the database at {_shown(url)} has an older schema ({current}, this pbmserv needs {head}): "
+            f"the database at {shown(url)} has an older schema ({current}, this pbmserv needs {head}): "
             "run `pbmserv-admin db upgrade`"
         )
 
 
-def _revisions(url: str, busy_seconds: float) -> tuple[str | None, str]:
-    """The schema revision of the database (None: no pbmserv schema), and the newest one."""
+def _revision_at(url: str, busy_seconds: float) -> str | None:
+    """The schema revision of the database (None: no pbmserv schema)."""
     own_engine = make_engine(url, busy_seconds)
     try:
-        return schema_revision(own_engine), newest_revision()
+        return schema_revision(own_engine)
     finally:
         own_engine.dispose()
 
@@ -279,7 +291,7 @@ def _known_revision(url: str, current: str | None) -> None:
         known = {script.revision for script in _scripts().walk_revisions()}
     if current not in known:
         raise ConfigError(
-            f"the database at {_shown(url)} has schema {current}, which this pbmserv does not know: "
+            f"the database at {shown(url)} has schema {current}, which this pbmserv does not know: "
             "a newer pbmserv made it; run that one"
         )
 
@@ -291,14 +303,3 @@ def _scripts() -> ScriptDirectory:
     return ScriptDirectory(str(MIGRATIONS))
 
 
-def _no_database(url: str) -> str:
-    return (
-        f"no pbmserv database at {_shown(url)} (set PBMSERV_DATABASE_URL or --config; "
-        "`pbmserv-admin db upgrade` makes one)"
-    )
-
-
-def _shown(url: str) -> str:
-    """The database's file, or its URL without the password."""
-    path = sqlite_file(url)
-    return str(path) if path is not None else make_url(url).render_as_string(hide_password=True)

@@ -42,3 +42,17 @@ def without_password(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)
+
+
+def shown(url: str) -> str:
+    """The database's file, or its URL without the password."""
+    path = sqlite_file(url)
+    return str(path) if path is not None else without_password(url)
+
+
+def no_database(url: str) -> str:
+    """What a command that needs a database says where there is none."""
+    return (
+        f"no pbmserv database at {shown(url)} (set PBMSERV_DATABASE_URL or --config to the server's; "
+        "`pbmserv serve` or `pbmserv-admin db upgrade` makes a new one)"
+    )

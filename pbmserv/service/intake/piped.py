@@ -22,6 +22,7 @@ from pbmserv.service.processing.processed import Processed, ms_since
 from pbmserv.store.key import server_key
 from pbmserv.store.piped import PipedStore, Unstorable
 from pbmserv.store.revision import newest_revision
+from pbmserv.store.urls import no_database
 
 
 class Verdict(Enum):
@@ -52,8 +53,11 @@ def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: s
         raise NotStored(problem)
     store = PipedStore(settings)
     try:
+        revision = store.schema_revision()
+        if revision is None:  # the wrong settings, or the wrong directory: no new server is made here
+            raise NotStored(no_database(settings.database_url), Verdict.TRY_LATER)
         key = server_key(settings)  # a mail that holds passwords is stored sealed with it
-        if store.schema_revision() != newest_revision():
+        if revision != newest_revision():
             from pbmserv.store.database import upgrade
 
             upgrade(settings.database_url, settings.database_busy_seconds)
