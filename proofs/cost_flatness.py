@@ -197,6 +197,7 @@ def main() -> int:
         work = Path(folder)
         key_file = work / "pbmserv.key"
         key_file.write_bytes(os.urandom(32))
+        key_file.chmod(0o600)  # a key others may read is refused
         templates = play_templates(3 if args.short else 10)
         print_stage("templates played", started)
         mails, quoted = sample_mails(work, key_file, templates, 6 if args.short else 16)

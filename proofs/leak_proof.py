@@ -187,6 +187,7 @@ def run(plan: list[Spec], workers: int, database: str) -> tuple[list[Result], fl
     template = root / "template.db"
     upgrade(f"sqlite:///{template}")
     (root / "key").write_bytes(os.urandom(32))
+    (root / "key").chmod(0o600)  # a key others may read is refused
     postgres: list[str] = []
     results: list[Result] = []
     began = time.monotonic()

@@ -124,6 +124,7 @@ def key_file(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A server key that is the same in every run, so that the codes it makes are too (transcripts show them)."""
     path = tmp_path_factory.mktemp("key") / "pbmserv.key"
     path.write_bytes(bytes(range(32)))
+    path.chmod(0o600)  # a key others may read is refused
     return str(path)
 
 

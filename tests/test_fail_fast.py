@@ -130,6 +130,68 @@ def test_a_key_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     assert_one_line(receive(tmp_path / "work", PBMSERV_KEY_FILE=key), EX_TEMPFAIL, "try again later", "no server key")
 
 
+def test_a_lost_key_is_never_made_again_silently_once_the_database_holds_mail(tmp_path: Path) -> None:
+    """Before, a deleted key was made anew with no word, and every reply
+    address mailed so far then bounced with a text blaming a password change."""
+    work = tmp_path / "work"
+    assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    assert receive(work).returncode == 0  # a new database: its key is made, and said so
+    key = work / "pbmserv.db-key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    key.unlink()
+    says = (f"no server key at {key}, but the database already holds mail", "restore the key file", "pbmserv-admin key new")
+    for args in (["process"], ["drain"], ["deliver", "--once"], ["bots", "--once"]):
+        assert_one_line(run(work, "pbmserv", *args), EX_CONFIG, *says)
+    assert_one_line(receive(work), EX_TEMPFAIL, "the mail was not stored, try again later", *says)
+    assert not key.exists()
+    made = run(work, "pbmserv-admin", "key", "new")
+    assert made.returncode == 0 and f"made a new server key at {key}" in made.stdout, made.stderr
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert receive(work).returncode == 0
+    assert_one_line(run(work, "pbmserv-admin", "key", "new"), EX_CONFIG, f"there is a server key at {key} already")
+
+
+def test_a_new_server_says_it_made_its_key(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    first = receive(work)
+    assert f"made a new server key at {work / 'pbmserv.db-key'}: keep it apart from the backups" in first.stderr
+    assert "made a new server key" not in receive(work).stderr
+
+
+def test_a_key_others_may_read_is_refused(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    key = work / "pbmserv.db-key"
+    key.write_bytes(os.urandom(32))
+    key.chmod(0o644)
+    says = (f"the key file {key} may be read by others (mode 0644)", f"chmod 600 {key}")
+    assert_one_line(run(work, "pbmserv", "process"), EX_CONFIG, *says)
+    assert_one_line(receive(work), EX_TEMPFAIL, *says)
+    key.chmod(0o600)
+    assert receive(work).returncode == 0
+
+
+def test_the_database_its_spool_and_key_are_made_for_their_owner_alone(tmp_path: Path) -> None:
+    """Before, pbmserv.db was made world-readable (0644): accounts, addresses and mail."""
+    work = tmp_path / "work"
+    assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    assert receive(work).returncode == 0
+    files = {path.name: path.stat().st_mode & 0o777 for path in work.iterdir() if path.name.startswith("pbmserv.db")}
+    assert {"pbmserv.db", "pbmserv.db-spool", "pbmserv.db-key"} <= files.keys()
+    assert set(files.values()) == {0o600}, files
+
+
+def test_db_upgrade_says_what_it_did(tmp_path: Path) -> None:
+    older = older_database(tmp_path / "work")
+    upgraded = run(tmp_path / "work", "pbmserv-admin", "db", "upgrade")
+    assert upgraded.stdout == f"database upgraded from schema {older} to {newest_revision()}\n", upgraded.stderr
+    again = run(tmp_path / "work", "pbmserv-admin", "db", "upgrade")
+    assert again.stdout == f"the database is at the newest schema ({newest_revision()}) already: nothing to do\n"
+    made = run(tmp_path / "new", "pbmserv-admin", "db", "upgrade")
+    assert made.stdout == f"database upgraded from schema nothing (a new database) to {newest_revision()}\n"
+
+
 # -- the database ------------------------------------------------------------------
 
 def test_a_missing_directory_for_the_sqlite_file_is_one_line(tmp_path: Path) -> None:
@@ -213,7 +275,7 @@ def test_a_command_run_where_there_is_no_database_makes_none_and_says_so(tmp_pat
 def test_receive_where_there_is_no_database_keeps_the_mail_with_the_mta_and_makes_nothing(tmp_path: Path) -> None:
     work = tmp_path / "work"
     line = assert_one_line(receive(work), EX_TEMPFAIL, f"no pbmserv database at {work / 'pbmserv.db'}")
-    assert line.startswith("pbmserv: mail not stored, to be tried again later: ")
+    assert line.startswith("pbmserv: the mail was not stored, try again later: ")
     assert list(work.iterdir()) == []
 
 
@@ -323,6 +385,7 @@ def serve(workdir: Path, **settings: str) -> subprocess.CompletedProcess[str]:
 def test_serve_exits_when_its_port_is_in_use_and_leaves_no_process(tmp_path: Path) -> None:
     work = tmp_path / "work"
     assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    assert run(work, "pbmserv-admin", "key", "new").returncode == 0  # else serve says it made one
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -335,6 +398,7 @@ def test_serve_exits_when_its_port_is_in_use_and_leaves_no_process(tmp_path: Pat
 def test_serve_exits_on_an_address_it_cannot_have_and_leaves_no_process(tmp_path: Path) -> None:
     work = tmp_path / "work"
     assert run(work, "pbmserv-admin", "db", "upgrade").returncode == 0
+    assert run(work, "pbmserv-admin", "key", "new").returncode == 0  # else serve says it made one
     result = serve(work, PBMSERV_LISTEN=f"192.0.2.1:{free_port()}")  # TEST-NET-1: on no interface here
     assert_one_line(result, EX_CONFIG, "cannot listen on 192.0.2.1", "PBMSERV_LISTEN")
     assert processes_with(str(work)) == []
@@ -344,3 +408,23 @@ def test_serve_refuses_a_bad_listen_value_before_starting_anything(tmp_path: Pat
     work = tmp_path / "work"
     assert_one_line(serve(work, PBMSERV_LISTEN="nonsense"), EX_CONFIG, "PBMSERV_LISTEN must be host:port")
     assert list(work.iterdir()) == []  # not even the database was made
+
+
+# -- a health check that reads the settings ------------------------------------------
+
+def test_health_asks_the_listener_the_settings_name(database_url: str, tmp_path: Path) -> None:
+    """Before, the image's health check asked 127.0.0.1:2525 whatever the
+    listener, and called a working server with another PBMSERV_LISTEN
+    unhealthy, with a traceback."""
+    from tests.serve_helpers import ServeProcess
+
+    server = ServeProcess(database_url, tmp_path).start()  # on a port of its own, not 2525
+    try:
+        asked = subprocess.run([BIN / "pbmserv", "health"], env=server.env, capture_output=True, text=True, timeout=60)
+        assert asked.returncode == 0, asked.stderr
+        assert asked.stdout == f"the SMTP listener at 127.0.0.1:{server.port} answers\n"
+    finally:
+        server.stop()
+    port = free_port()
+    down = run(tmp_path / "work", "pbmserv", "health", PBMSERV_LISTEN=f"127.0.0.1:{port}")
+    assert_one_line(down, 1, f"no SMTP answer at 127.0.0.1:{port} (127.0.0.1:{port})")

@@ -277,3 +277,41 @@ def test_what_a_viewer_sees_is_decided_in_draw_alone() -> None:
         if text is not Game.text:
             names = text.__code__.co_varnames[: text.__code__.co_argcount]
             assert names == ("self", "drawing"), f"{name}'s text takes {names}: it reads the drawing alone"
+
+
+#: what a server keeps beside its SQLite database, where the README's first command runs it: the checkout
+SERVER_FILES = ["pbmserv.db", "pbmserv.db-wal", "pbmserv.db-spool", "pbmserv.db-key", "pbmserv.db-drain.log", "pbmserv.key"]
+
+
+def test_a_servers_files_are_ignored_by_git() -> None:
+    """Before, `git add .` in a checkout that ran the server committed its key."""
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *SERVER_FILES], cwd=ROOT, capture_output=True, text=True,
+    ).stdout.split()
+    assert ignored == SERVER_FILES
+
+
+def docker_ignores(path: str) -> bool:
+    """Whether .dockerignore keeps `path` out of the build context: the last pattern that matches decides."""
+    from fnmatch import fnmatch
+
+    ignored = False
+    for line in (ROOT / ".dockerignore").read_text().splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        negated, pattern = pattern.startswith("!"), pattern.lstrip("!").rstrip("/")
+        pattern = pattern.removeprefix("**/")
+        if any(fnmatch(part, pattern) for part in (path, *Path(path).parts)) or path.startswith(pattern + "/"):
+            ignored = not negated
+    return ignored
+
+
+def test_the_docker_build_context_holds_what_the_image_needs_and_no_server_files() -> None:
+    """Before, with no .dockerignore, the context was 209 MB: .git, .venv, the database and its key."""
+    for needed in ("pyproject.toml", "README.md", "pbmserv/config.py", "games/majorities/game.py",
+                   "migrations/versions/0001_initial_schema.py", "deploy/docker/entrypoint", "deploy/postfix/main.cf"):
+        assert not docker_ignores(needed), needed
+    for kept_out in (*SERVER_FILES, "data/pbmserv.db-key", ".git/config", ".venv/bin/python", "tests/conftest.py",
+                     "pbmserv/__pycache__/config.cpython-311.pyc"):
+        assert docker_ignores(kept_out), kept_out

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from pbmserv.runtime import Runtime
+from pbmserv.store.key import make_key
 from pbmserv.store.models import InboundMail
 from tests.mailtools import make_mail
 from tests.serve_helpers import ServeProcess, count, wait_until
@@ -27,6 +28,7 @@ PASSWORD = "Tr0ub4dor"
 
 
 def pbmserv(tmp_path: Path, database_url: str, *args: str, raw: bytes = b"", **env: str) -> subprocess.CompletedProcess[str]:
+    make_key(tmp_path / "pbmserv.key")  # a server that runs already: no line saying its key was made
     settings = {"PBMSERV_DATABASE_URL": database_url, "PBMSERV_KEY_FILE": str(tmp_path / "pbmserv.key"), **env}
     result = subprocess.run(
         [BIN / "pbmserv", *args], input=raw, env=env_for(tmp_path, **settings), cwd=tmp_path, capture_output=True,

@@ -113,8 +113,11 @@ def check_database(settings: Settings) -> None:
 
 
 def check_key(settings: Settings) -> None:
-    """Read (or make) the server's key now, so that a server that cannot
-    have one says so at once, not at its first mail (it is read once per process)."""
-    from pbmserv.store.key import server_key
+    """Read the server's key now (making it for a database that has taken
+    no mail yet), so that a server that cannot have one says so at once,
+    not at its first mail (it is read once per process)."""
+    from pbmserv.store.database import holds_mail
+    from pbmserv.store.key import require_key, server_key
 
+    require_key(settings, lambda: holds_mail(settings.database_url, settings.database_busy_seconds))
     server_key(settings)

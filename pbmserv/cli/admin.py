@@ -22,7 +22,7 @@ from pbmserv.cli.admin_common import (
     runtime_of,
 )
 from pbmserv.cli.admin_mail import inbound, outbox
-from pbmserv.config import load_settings
+from pbmserv.config import ConfigError, load_settings
 from pbmserv.gamekit import Game
 from pbmserv.runtime import Runtime
 from pbmserv.service import operator
@@ -30,8 +30,9 @@ from pbmserv.service.play.board import Board, replay
 from pbmserv.service.play.views import board_mail, names_and
 from pbmserv.store import operator as stored
 from pbmserv.store import records
-from pbmserv.store.database import reading
+from pbmserv.store.database import reading, schema_revision
 from pbmserv.store.handles import Connection
+from pbmserv.store.key import key_path, make_key
 from pbmserv.store.records import BoardRecord
 
 
@@ -56,9 +57,35 @@ def db() -> None:
 @db.command()
 @click.pass_context
 def upgrade(ctx: click.Context) -> None:
-    """Bring the database to the newest schema."""
-    runtime_of(ctx, may_make_database=True).upgrade_schema()
-    echo("database is at the newest schema")
+    """Bring the database to the newest schema (making it if there is none)."""
+    runtime = runtime_of(ctx, may_make_database=True)
+    before = schema_revision(runtime.engine)
+    runtime.upgrade_schema()
+    after = schema_revision(runtime.engine)
+    if before == after:
+        echo(f"the database is at the newest schema ({after}) already: nothing to do")
+    else:
+        echo(f"database upgraded from schema {before or 'nothing (a new database)'} to {after}")
+
+
+# -- key ---------------------------------------------------------------------
+@cli.group()
+def key() -> None:
+    """The server's secret key."""
+
+
+@key.command("new")
+@click.pass_context
+def key_new(ctx: click.Context) -> None:
+    """Make a new server key where there is none: to start over when the
+    key is lost for good. Every reply address mailed so far stops working
+    (a mail to one is refused), and mail that waits sealed with the lost
+    key is answered with an apology asking to send it again."""
+    path = key_path(ctx.obj["settings"])
+    if path.exists():
+        raise ConfigError(f"there is a server key at {path} already; `key new` only makes one where there is none")
+    make_key(path)
+    echo(f"made a new server key at {path}: keep it apart from the backups")
 
 
 # -- users -------------------------------------------------------------------

@@ -70,7 +70,7 @@ def receive(ctx: click.Context, sender: str | None, recipient: str | None, wait:
     try:
         store_piped(settings, sys.stdin.buffer.read(settings.max_message_bytes + 1), sender, recipient)
     except NotStored as refused:
-        said = "mail not stored, to be tried again later" if refused.verdict is Verdict.TRY_LATER else "mail refused"
+        said = "the mail was not stored, try again later" if refused.verdict is Verdict.TRY_LATER else "mail refused"
         click.echo(f"pbmserv: {said}: {refused}", err=True)
         exit_codes = {Verdict.BOUNCE: EX_DATAERR, Verdict.NO_SUCH_USER: EX_NOUSER, Verdict.TRY_LATER: EX_TEMPFAIL}
         sys.exit(exit_codes[refused.verdict])
@@ -199,6 +199,7 @@ def deliver(settings: Settings, once: bool, interval: float) -> None:
 
     check_database(settings)
     runtime = Runtime(settings)
+    check_key(settings)
     runtime.upgrade_schema()
     while True:
         sent = runtime.delivery.deliver_due()
@@ -227,6 +228,30 @@ def serve(settings: Settings) -> None:
         asyncio.run(serve_forever(intake))
     finally:
         intake.close()
+
+
+@cli.command()
+@click.option("--timeout", default=4.0, show_default=True, help="Seconds to wait for the listener's answers.")
+@click.pass_obj
+def health(settings: Settings, timeout: float) -> None:
+    """Exit 0 if `serve`'s SMTP listener ([smtp] listen, PBMSERV_LISTEN)
+    answers a NOOP; else say why in one line and exit 1. For a
+    container's health check or a supervisor's watchdog: it reads the
+    listener from the same settings as `serve`."""
+    import smtplib
+
+    host, _, port = settings.listen.rpartition(":")
+    host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "::1"}.get(host, host.strip("[]"))  # a wildcard: ask on loopback
+    try:
+        with smtplib.SMTP(host, int(port), timeout=timeout) as smtp:
+            code, said = smtp.noop()
+    except (OSError, smtplib.SMTPException) as error:
+        click.echo(f"pbmserv: no SMTP answer at {host}:{port} ({settings.listen}): {error or type(error).__name__}", err=True)
+        sys.exit(1)
+    if code != 250:
+        click.echo(f"pbmserv: the SMTP listener at {host}:{port} answers NOOP with {code} {said.decode(errors='replace')}", err=True)
+        sys.exit(1)
+    click.echo(f"the SMTP listener at {host}:{port} answers")
 
 
 @cli.command()

@@ -207,7 +207,7 @@ def upgrade(url: str, busy_seconds: float = 10.0, engine: Engine | None = None) 
     try:
         current, head = schema_revision(own_engine), newest_revision()
         if current != head:
-            _known_revision(url, current)
+            require_known_revision(url, current)
             with _alembic_quiet():
                 from alembic import command
 
@@ -234,8 +234,24 @@ def require_database(url: str, busy_seconds: float = 10.0) -> str:
     current = _revision_at(url, busy_seconds)
     if current is None:
         raise ConfigError(no_database(url))
-    _known_revision(url, current)
+    require_known_revision(url, current)
     return current
+
+
+def holds_mail(url: str, busy_seconds: float = 10.0) -> bool:
+    """Whether the database at `url` has taken mail or made accounts (a
+    missing one, or one without the schema, has not), making nothing."""
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        return False
+    own_engine = make_engine(url, busy_seconds)
+    try:
+        if schema_revision(own_engine) is None:
+            return False
+        with reading(own_engine) as connection:
+            return bool(connection.execute(text(statements.HOLDS_MAIL)).scalar_one())
+    finally:
+        own_engine.dispose()
 
 
 def require_current_schema(url: str, busy_seconds: float = 10.0) -> None:
@@ -284,7 +300,7 @@ def _alembic_quiet() -> Iterator[None]:
         alembic_log.setLevel(level)
 
 
-def _known_revision(url: str, current: str | None) -> None:
+def require_known_revision(url: str, current: str | None) -> None:
     if current is None:
         return
     with _alembic_quiet():  # importing Alembic logs its plugins at INFO

@@ -1,5 +1,7 @@
 """The server's secret key: 32 random bytes in a file of their own (mode
-0600), made on first use. It keys the codes that confirm an address, and
+0600, refused if others may read it), made on first use with a database
+that holds no mail yet, and never again by itself once it does
+(`require_key`, docs/decisions/0156-the-key-as-an-operator-expects.md). It keys the codes that confirm an address, and
 it seals a mail that holds passwords from the moment it is stored until it
 is processed (AES-GCM, from the `cryptography` package): the database never
 holds such a mail in clear, its write-ahead log neither. It lives outside
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -85,6 +89,22 @@ def key_path(settings: Settings) -> Path:
     )
 
 
+def require_key(settings: Settings, holds_mail: Callable[[], bool]) -> None:
+    """Refuse to go on without the key file once the database holds mail
+    (`holds_mail()`, asked only if the file is missing; see
+    `statements.HOLDS_MAIL`): a new key made then would turn every
+    reply address mailed so far, and every mail waiting sealed, into
+    nonsense, where the operator most likely lost the file or pointed
+    `key_file` elsewhere. A new database gets its key made (`server_key`)."""
+    path = key_path(settings)
+    if not path.exists() and holds_mail():
+        raise ConfigError(
+            f"no server key at {path}, but the database already holds mail sealed with one and players hold "
+            "reply addresses made with it: restore the key file from where you keep it (set [database] key_file "
+            "or PBMSERV_KEY_FILE if it is elsewhere), or start over with `pbmserv-admin key new`"
+        )
+
+
 def server_key(settings: Settings) -> ServerKey:
     """The key in the file `key_path(settings)`, made there if there is none;
     read once per process (intake and the processor of one `receive` share it).
@@ -106,6 +126,13 @@ def _key_at(path: Path) -> ServerKey:
         return _read(path)
     except FileNotFoundError:
         pass
+    if make_key(path):
+        logging.getLogger("pbmserv").info("made a new server key at %s: keep it apart from the backups", path)
+    return _read(path)
+
+
+def make_key(path: Path) -> bool:
+    """Write a new key at `path` (mode 0600) unless there is one: whether it did."""
     staged = path.with_name(f"{path.name}.{os.getpid()}.new")
     descriptor = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -115,14 +142,20 @@ def _key_at(path: Path) -> ServerKey:
         os.close(descriptor)
     try:
         os.link(staged, path)  # fails if another process made the key meanwhile: then that one holds
+        return True
     except FileExistsError:
-        pass
+        return False
     finally:
         os.unlink(staged)
-    return _read(path)
 
 
 def _read(path: Path) -> ServerKey:
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise ConfigError(
+            f"the key file {path} may be read by others (mode {mode:04o}): `chmod 600 {path}` "
+            "(as ssh refuses a private key others can read)"
+        )
     secret = path.read_bytes()
     if len(secret) < KEY_BYTES:
         raise ConfigError(f"the key file {path} holds {len(secret)} bytes, fewer than {KEY_BYTES}")

@@ -58,6 +58,10 @@ class PipedStore:
         revisions = [row[0] for row in self._all(statements.REVISIONS)]
         return revisions[0] if len(revisions) == 1 else None  # the upgrade says what is wrong
 
+    def holds_mail(self) -> bool:
+        """As `store.database.holds_mail`, of a database with the schema."""
+        return bool(self._one(statements.HOLDS_MAIL)[0])
+
     def seat_holder(self, game: str, board: int, seat: int) -> tuple[str, str] | None:
         return statements.seat_holder(self._one, game, board, seat)
 

@@ -3,6 +3,7 @@ for the plain `sqlite3` of the arrival spool and `receive`'s hot path."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ class SQLiteConnection(sqlite3.Connection):
     for it in SQLite's own busy handler, up to `busy_seconds`."""
 
     def __init__(self, database: Any, *args: Any, **kwargs: Any):
+        _make_private(database)
         super().__init__(database, *args, **kwargs)
         self._synchronous = ""
 
@@ -46,3 +48,16 @@ def require_directory(database: Path) -> None:
         raise ConfigError(
             f"no directory {database.parent} for the SQLite database {database}: make it, or set PBMSERV_DATABASE_URL or --config"
         )
+
+
+def _make_private(database: Any) -> None:
+    """Make a new database file readable by its owner alone (0600): it
+    holds accounts, addresses and mail. SQLite makes its write-ahead log
+    and shared-memory files with the mode of the database file, so they
+    follow; left to SQLite the file would be 0644 under the usual umask."""
+    if not isinstance(database, (str, Path)) or str(database) in ("", ":memory:") or str(database).startswith("file:"):
+        return
+    try:
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass

@@ -21,6 +21,8 @@ REVISIONS = "SELECT version_num FROM alembic_version"
 BOARD_SEATS = "SELECT seats FROM boards WHERE game_type = :game AND board = :board"
 USER_SECRET = "SELECT userid, reply_secret FROM users WHERE userid = :userid"
 STORED_ID = "SELECT id FROM inbound_mails WHERE dedup_key = :dedup_key"
+#: whether the database has taken mail or made accounts: then its server key is in use (`key.require_key`)
+HOLDS_MAIL = "SELECT EXISTS (SELECT 1 FROM inbound_mails) OR EXISTS (SELECT 1 FROM users)"
 
 _PARAMETER = re.compile(r"(?<!:):(\w+)")
 

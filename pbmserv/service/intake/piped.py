@@ -19,7 +19,7 @@ from pbmserv.service.intake.arrival import (
 )
 from pbmserv.service.intake.room import NO_ROOM, room_limited, room_problem
 from pbmserv.service.processing.processed import Processed, ms_since
-from pbmserv.store.key import server_key
+from pbmserv.store.key import require_key, server_key
 from pbmserv.store.piped import PipedStore, Unstorable
 from pbmserv.store.revision import newest_revision
 from pbmserv.store.urls import no_database
@@ -56,6 +56,11 @@ def store_piped(settings: Settings, raw: bytes, sender: str | None, recipient: s
         revision = store.schema_revision()
         if revision is None:  # the wrong settings, or the wrong directory: no new server is made here
             raise NotStored(no_database(settings.database_url), Verdict.TRY_LATER)
+        if revision != newest_revision():
+            from pbmserv.store.database import require_known_revision
+
+            require_known_revision(settings.database_url, revision)  # before a key is made: a newer pbmserv's
+        require_key(settings, store.holds_mail)
         key = server_key(settings)  # a mail that holds passwords is stored sealed with it
         if revision != newest_revision():
             from pbmserv.store.database import upgrade
