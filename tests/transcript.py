@@ -15,9 +15,10 @@ A transcript file is a sequence of blocks:
 A line `=== bots` instead of a mail plays the bots' turns due now
 (`pbmserv bots --once`, each search of a fixed size, so the moves are the
 same in every run); the mails that follow are what they sent.
-A line `=== cleanup after 7 days` instead of a mail moves the clock on by
-that many days and runs one pass of reminders and forfeits (`pbmserv-admin
-cleanup`); the mails it sent follow as `--- out` blocks.
+A line `=== cleanup after 7 days` (or `after 3 hours`) instead of a mail
+moves the clock on by that much and runs one pass of reminders, forfeits
+and digests (`pbmserv-admin cleanup`); the mails it sent follow as
+`--- out` blocks.
 
 A board mail with a picture (`pictures on`) shows its text, then, after a
 line `--- beside it, as HTML, the picture inline:`, the words of its HTML
@@ -30,7 +31,8 @@ the board's thread there; `References` is shown where it says more than
 `In-Reply-To` (docs/decisions/0144-one-thread-per-board.md).
 
 A board mail to a player comes from their reply address, shown as
-`Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
+`Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example` (so too in a
+body that names it, as a digest does): the code of the
 first genuine reply address of alice's seat seen so far (a new password
 gives `{alice:2}`); `{forged}` is a code that is not genuine. An `in` mail
 whose To is such an address, written the same way, goes to that address
@@ -68,7 +70,7 @@ from pbmserv.store import users
 from tests.conftest import FakeClock
 
 IN = "=== in"
-CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
+CLEANUP = re.compile(r"^=== cleanup after (\d+) (day|hour)s?$")
 #: the bots' turns due now, each thought out with a fixed search size (`pbmserv bots --once`)
 BOTS = "=== bots"
 BOT_ITERATIONS = 300
@@ -184,7 +186,7 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     lines.append("")
     text = message.get_body(("plain",)) if message.is_multipart() else message
     assert text is not None, "every mail has its text"
-    lines.append(text.get_content().replace("\r\n", "\n").rstrip("\n"))
+    lines.append(codes.named(text.get_content().replace("\r\n", "\n").rstrip("\n")))
     if message.get_content_type() == "multipart/mixed":
         lines += render_attachments(message)
     elif message.is_multipart():
@@ -249,7 +251,7 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
             runtime.processor.process_pending()
             blocks.append(BOTS)
         elif cleanup:
-            clock.advance(days=int(cleanup.group(1)))
+            clock.advance(**{f"{cleanup.group(2)}s": int(cleanup.group(1))})
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))
         else:
