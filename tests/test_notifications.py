@@ -5,6 +5,7 @@ own day, however often the timer pass runs."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import UTC
 from email import policy
@@ -22,6 +23,7 @@ from pbmserv.mail.backends import MemoryBackend
 from pbmserv.protocol import ParseError, parse_command, probable_passwords
 from pbmserv.protocol.commands import BoardNotifications, Notifications
 from pbmserv.runtime import Runtime
+from pbmserv.service.timers import digests
 from pbmserv.store.database import alembic_config
 from pbmserv.store.models import BoardNotification
 from tests.conftest import FakeClock
@@ -181,3 +183,39 @@ def test_the_notification_columns_migrate_up_and_down(empty_database: str) -> No
         command.check(config)
     finally:
         engine.dispose()
+
+
+def test_a_digest_with_pictures_draws_its_first_ten_boards_and_links_every_address(runtime: Runtime, clock: FakeClock) -> None:
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
+    send(runtime, "bob@example.org", "pictures bob secret2 on")
+    send(runtime, "bob@example.org", "notifications bob secret2 digest 0")
+    for number in range(12):
+        if number == 10:
+            clock.advance(hours=1)  # past the hourly count of new boards
+        send(runtime, "alice@example.org", "toy challenge bob alice")
+    [(to, mail)] = timer_pass(runtime)
+    assert to == "bob@example.org"
+    text_part, related = mail.iter_parts()
+    html, *images = related.iter_parts()
+    assert len(images) == 10
+    source = html.get_content()
+    links = re.findall(r'href="mailto:(pbmserv\+toy-(\d+)-1-[a-z2-9]+@localhost)"', source)
+    assert sorted({int(board) for _, board in links}) == list(range(101, 113))
+    assert links[0][0] == str(mail["Reply-To"])
+    assert all(address in str(text_part.get_content()) for address, _ in links)
+
+
+def test_a_digest_shows_at_most_its_bound_of_boards_and_says_how_many_more(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(digests, "MOST_DIGEST_BOARDS", 2)  # 50 in earnest: the same code, fewer boards to make
+    signup(runtime, "alice", "secret1")
+    signup(runtime, "bob", "secret2")
+    send(runtime, "bob@example.org", "notifications bob secret2 digest 0")
+    for _ in range(3):
+        send(runtime, "alice@example.org", "toy challenge bob alice")
+    [(_, mail)] = timer_pass(runtime)
+    text = " ".join(body(mail).split())
+    assert "3 boards wait for your move" in text and text.count("It is bob's turn.") == 2
+    assert "The first 2 are shown; 1 more waits for you: 'all show bob next'" in text

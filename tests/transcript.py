@@ -190,7 +190,7 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     if message.get_content_type() == "multipart/mixed":
         lines += render_attachments(message)
     elif message.is_multipart():
-        lines += ["", *render_html_version(message)]
+        lines += ["", *(codes.named(line) for line in render_html_version(message))]
     return "\n".join(lines)
 
 
@@ -217,21 +217,22 @@ def render_attachments(message: EmailMessage) -> list[str]:
 
 def render_html_version(message: EmailMessage) -> list[str]:
     """The HTML version beside a board mail's text, as its words read (the
-    picture shown as `[picture: its alt text]`), once its structure is
-    checked: multipart/alternative of the text and a multipart/related of
-    the HTML and the PNG it shows by its Content-ID."""
+    picture shown as `[picture: its alt text]`, a `mailto:` link as `text [mailto:address]`),
+    once its structure is checked: multipart/alternative of the text and a
+    multipart/related of the HTML and the PNGs it shows by their Content-IDs
+    (a board mail's one, a digest's one per board)."""
     text, related = message.iter_parts()
-    html, image = related.iter_parts()
+    html, *images = related.iter_parts()
     assert (message.get_content_type(), text.get_content_type(), related.get_content_type()) == (
         "multipart/alternative", "text/plain", "multipart/related",
     )
-    assert (html.get_content_type(), image.get_content_type(), image.get_content_disposition()) == (
-        "text/html", "image/png", "inline",
-    )
+    assert html.get_content_type() == "text/html" and images
+    assert all((image.get_content_type(), image.get_content_disposition()) == ("image/png", "inline") for image in images)
     source = html.get_content()
     shown = re.findall(r'<img src="cid:([^"]+)"', source)
-    assert shown == [str(image["Content-ID"]).strip("<>")], "the HTML shows the picture of the mail"
+    assert shown == [str(image["Content-ID"]).strip("<>") for image in images], "the HTML shows the pictures of the mail"
     pictured = re.sub(r'<img [^>]*alt="([^"]*)"[^>]*>', r"<p>[picture: \1]</p>", source)
+    pictured = re.sub(r'<a href="mailto:([^"]*)">([^<]*)</a>', r"\2 [mailto:\1]", pictured)
     return ["--- beside it, as HTML, the picture inline:", "", html_to_text(pictured).rstrip("\n")]
 
 

@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.mail.outbound import BoardThread
+from pbmserv.mail.outbound import BoardThread, HtmlVersion
 from pbmserv.service.bots.seats import is_bot
 from pbmserv.service.play import board_pictures, deadlines, notifications, reply_addresses, subscriptions, views
 from pbmserv.service.play.board import Board
@@ -89,12 +89,7 @@ def mails_to_players(
             reached.update(recipients)
             due, paste = closing_lines(ctx, saved, seat, account)
             body = text(seat) + due + paste
-            html = (
-                board_pictures.html_version(game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2])
-                if account.pictures else None
-            )
-            if html is not None and due:
-                html = replace(html, body=f"{html.body}<p>{escape(due.strip())}</p>\n")
+            html = player_html(ctx, saved, seat, moves, words, due) if account.pictures else None
             reply_to = seat_address(ctx, game, board, seat, account)
             replies.append(Reply(recipients, title, body, Kind.BOARD, reply_to, html, thread))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
@@ -104,6 +99,21 @@ def mails_to_players(
     if ctx.sender and ctx.sender not in reached:  # a third party's command: an answer to the sender
         replies.append(Reply((ctx.sender,), title, text(None, comment=""), Kind.ANSWER, thread=thread))
     return replies
+
+
+def player_html(
+    ctx: Context, saved: Board, seat: int, moves: list[Any], words: board_pictures.Words, due: str, reply_address: str = "",
+) -> HtmlVersion | None:
+    """The HTML version of a board mail to the player in `seat` who asked
+    for pictures, their clock (`due`) last; None for a game that does not
+    draw its boards."""
+    game, board, state = saved.game, saved.record, saved.state
+    html = board_pictures.html_version(
+        game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2], reply_address,
+    )
+    if html is not None and due:
+        html = replace(html, body=f"{html.body}<p>{escape(due.strip())}</p>\n")
+    return html
 
 
 def to_player(ctx: Context, saved: Board, seat: int, lead: str) -> Reply:
