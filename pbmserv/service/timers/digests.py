@@ -41,7 +41,7 @@ def send_digests(ctx: Context) -> tuple[list[Reply], list[str]]:
         waiting = waiting_boards(ctx, account)
         recipients = ctx.addresses([account.userid])[account.userid]
         if waiting and recipients:
-            replies.append(digest(ctx, account, waiting, local_now))
+            replies.append(digest(ctx, account, recipients, waiting, local_now))
             report.append(f"digest to {account.userid}: {len(waiting)} boards")
     return replies, report
 
@@ -62,7 +62,9 @@ def waiting_boards(ctx: Context, account: Account) -> list[tuple[Board, int]]:
     return waiting
 
 
-def digest(ctx: Context, account: Account, waiting: list[tuple[Board, int]], local_now: datetime) -> Reply:
+def digest(
+    ctx: Context, account: Account, recipients: tuple[str, ...], waiting: list[tuple[Board, int]], local_now: datetime,
+) -> Reply:
     """One mail with the boards that wait: its Reply-To is the first board's
     reply address, which the mail says; with pictures on, an HTML version too."""
     shown = waiting[:MOST_DIGEST_BOARDS]
@@ -97,7 +99,6 @@ def digest(ctx: Context, account: Account, waiting: list[tuple[Board, int]], loc
         + "\n\n".join(views.wrap(paragraph, hang="") for paragraph in closing) + "\n"
     )
     html = html_digest(ctx, account, shown, addresses, sections, subject, intro, closing) if account.pictures else None
-    recipients = ctx.addresses([account.userid])[account.userid]
     return Reply(recipients, subject, body, Kind.BOARD, addresses[0], html)
 
 
