@@ -137,7 +137,7 @@ EXAMPLE_WORDS = {
     "userid": "alice", "userid1": "alice", "userid2": "bob", "userid...": "alice bob", "to-userid...": "bob carol",
     "password": "secret", "old": "secret", "new": "secret2", "move": "a5,f3", "move[#n]": "a5,f3#4",
     "move[;move...]": "a5,f3;b1,b2", "number": "3", "code": "ABCD1234", "command": "move",
-    "game": "majorities", "address": "alice@example.net",
+    "game": "majorities", "address": "alice@example.net", "HOUR": "7",
 }
 
 

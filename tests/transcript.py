@@ -15,9 +15,10 @@ A transcript file is a sequence of blocks:
 A line `=== bots` instead of a mail plays the bots' turns due now
 (`pbmserv bots --once`, each search of a fixed size, so the moves are the
 same in every run); the mails that follow are what they sent.
-A line `=== cleanup after 7 days` instead of a mail moves the clock on by
-that many days and runs one pass of reminders and forfeits (`pbmserv-admin
-cleanup`); the mails it sent follow as `--- out` blocks.
+A line `=== cleanup after 7 days` (or `after 3 hours`) instead of a mail
+moves the clock on by that much and runs one pass of reminders, forfeits
+and digests (`pbmserv-admin cleanup`); the mails it sent follow as
+`--- out` blocks.
 
 A board mail with a picture (`pictures on`) shows its text, then, after a
 line `--- beside it, as HTML, the picture inline:`, the words of its HTML
@@ -30,7 +31,8 @@ the board's thread there; `References` is shown where it says more than
 `In-Reply-To` (docs/decisions/0144-one-thread-per-board.md).
 
 A board mail to a player comes from their reply address, shown as
-`Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example`: the code of the
+`Reply-To: pbmserv+toy-101-1-{alice:1}@pbmserv.example` (so too in a
+body that names it, as a digest does): the code of the
 first genuine reply address of alice's seat seen so far (a new password
 gives `{alice:2}`); `{forged}` is a code that is not genuine. An `in` mail
 whose To is such an address, written the same way, goes to that address
@@ -68,7 +70,7 @@ from pbmserv.store import users
 from tests.conftest import FakeClock
 
 IN = "=== in"
-CLEANUP = re.compile(r"^=== cleanup after (\d+) days?$")
+CLEANUP = re.compile(r"^=== cleanup after (\d+) (day|hour)s?$")
 #: the bots' turns due now, each thought out with a fixed search size (`pbmserv bots --once`)
 BOTS = "=== bots"
 BOT_ITERATIONS = 300
@@ -184,11 +186,11 @@ def render_delivered(recipient: str, raw: bytes, codes: ReplyCodes) -> str:
     lines.append("")
     text = message.get_body(("plain",)) if message.is_multipart() else message
     assert text is not None, "every mail has its text"
-    lines.append(text.get_content().replace("\r\n", "\n").rstrip("\n"))
+    lines.append(codes.named(text.get_content().replace("\r\n", "\n").rstrip("\n")))
     if message.get_content_type() == "multipart/mixed":
         lines += render_attachments(message)
     elif message.is_multipart():
-        lines += ["", *render_html_version(message)]
+        lines += ["", *(codes.named(line) for line in render_html_version(message))]
     return "\n".join(lines)
 
 
@@ -215,21 +217,22 @@ def render_attachments(message: EmailMessage) -> list[str]:
 
 def render_html_version(message: EmailMessage) -> list[str]:
     """The HTML version beside a board mail's text, as its words read (the
-    picture shown as `[picture: its alt text]`), once its structure is
-    checked: multipart/alternative of the text and a multipart/related of
-    the HTML and the PNG it shows by its Content-ID."""
+    picture shown as `[picture: its alt text]`, a `mailto:` link as `text [mailto:address]`),
+    once its structure is checked: multipart/alternative of the text and a
+    multipart/related of the HTML and the PNGs it shows by their Content-IDs
+    (a board mail's one, a digest's one per board)."""
     text, related = message.iter_parts()
-    html, image = related.iter_parts()
+    html, *images = related.iter_parts()
     assert (message.get_content_type(), text.get_content_type(), related.get_content_type()) == (
         "multipart/alternative", "text/plain", "multipart/related",
     )
-    assert (html.get_content_type(), image.get_content_type(), image.get_content_disposition()) == (
-        "text/html", "image/png", "inline",
-    )
+    assert html.get_content_type() == "text/html" and images
+    assert all((image.get_content_type(), image.get_content_disposition()) == ("image/png", "inline") for image in images)
     source = html.get_content()
     shown = re.findall(r'<img src="cid:([^"]+)"', source)
-    assert shown == [str(image["Content-ID"]).strip("<>")], "the HTML shows the picture of the mail"
+    assert shown == [str(image["Content-ID"]).strip("<>") for image in images], "the HTML shows the pictures of the mail"
     pictured = re.sub(r'<img [^>]*alt="([^"]*)"[^>]*>', r"<p>[picture: \1]</p>", source)
+    pictured = re.sub(r'<a href="mailto:([^"]*)">([^<]*)</a>', r"\2 [mailto:\1]", pictured)
     return ["--- beside it, as HTML, the picture inline:", "", html_to_text(pictured).rstrip("\n")]
 
 
@@ -249,7 +252,7 @@ def replay(transcript: Transcript, runtime: Runtime) -> str:
             runtime.processor.process_pending()
             blocks.append(BOTS)
         elif cleanup:
-            clock.advance(days=int(cleanup.group(1)))
+            clock.advance(**{f"{cleanup.group(2)}s": int(cleanup.group(1))})
             runtime.processor.run_timers()
             blocks.append(cleanup.group(0))
         else:

@@ -59,11 +59,12 @@ class Picture:
 class HtmlVersion:
     """The HTML alternative of a mail's text: `body` is the inside of the
     document's <body>, HTML already (every text in it escaped), showing
-    `picture`; `notice` a paragraph of text put above it (a cap's pause)."""
+    `pictures` (a board mail's one, a digest's one per board); `notice` a
+    paragraph of text put above it (a cap's pause)."""
 
     title: str
     body: str
-    picture: Picture
+    pictures: tuple[Picture, ...]
     notice: str = ""
 
     def document(self) -> str:
@@ -97,7 +98,7 @@ def message_bytes(headers: list[tuple[str, str]], text: str) -> bytes:
 def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVersion) -> bytes:
     """A multipart/alternative mail: first the text/plain part, its bytes
     those of `message_bytes`'s body, then a multipart/related of the HTML
-    and the picture it shows inline. The email package writes the parts;
+    and the pictures it shows inline. The email package writes the parts;
     the mail's own headers are the very lines of a plain mail's."""
     message = MIMEPart(policy=WIRE)
     content, body = text_content(text)
@@ -107,10 +108,10 @@ def message_with_picture(headers: list[tuple[str, str]], text: str, html: HtmlVe
     message.make_alternative()  # the text part as it stands becomes the first part
     related = MIMEPart(policy=WIRE)
     related.set_content(html.document(), subtype="html", cte="quoted-printable")
-    related.add_related(
-        html.picture.png, "image", "png", cid=f"<{html.picture.content_id}>", disposition="inline",
-        filename=html.picture.filename,
-    )
+    for picture in html.pictures:
+        related.add_related(
+            picture.png, "image", "png", cid=f"<{picture.content_id}>", disposition="inline", filename=picture.filename,
+        )
     message.attach(related)
     lines = [header_line(name, value) for name, value in [*headers, ("MIME-Version", "1.0")]]
     return ("\r\n".join(lines) + "\r\n").encode("ascii") + message.as_bytes(policy=WIRE)

@@ -90,6 +90,14 @@ def board_ref_problem(word: str) -> str:
     return f"'{shown(word)}' is not a board number like 101 or 101#12."
 
 
+def read_mode(word: str, modes: tuple[str, ...], syntax: str, game: str | None = None) -> str:
+    """A notifications mode among `modes`, in lower case."""
+    mode = word.lower()
+    if mode not in modes:
+        raise BadArgument(f"'{shown(word)}' is not a notifications mode: it is one of {', '.join(modes)}.", syntax, game)
+    return mode
+
+
 def read_address(word: str, syntax: str) -> str:
     text = word.rstrip(",;").removeprefix("<").removesuffix(">")
     if len(text) > LONGEST_MAILBOX:

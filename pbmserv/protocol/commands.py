@@ -129,6 +129,25 @@ class Timezone(Command):
     zone: str
 
 
+#: which board mails a player gets (`notifications`; docs/decisions/0153-notifications.md): every
+#: board mail, those that wait for their move, a daily digest of the boards that wait, the final ones
+NOTIFICATION_MODES = ("every", "turn", "digest", "results")
+#: `GAME notifications board ... default`: the board's mails as the account's own setting says
+BOARD_DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Notifications(Command):
+    """`notifications uid pw [MODE [HOUR]]`: which board mails of their boards the
+    player gets, and the hour of the digest (in their time zone); without a
+    mode, only what is in force."""
+
+    userid: str
+    password: Credential
+    mode: str | None = None
+    hour: int | None = None
+
+
 # -- per-game commands ------------------------------------------------------
 @dataclass(frozen=True)
 class GameCommand(Command):
@@ -279,6 +298,16 @@ class Notify(GameCommand):
     board: int
     userid: str
     password: Credential
+
+
+@dataclass(frozen=True)
+class BoardNotifications(GameCommand):
+    """`GAME notifications board uid pw MODE|default`: the player's mails of this one board."""
+
+    board: int
+    userid: str
+    password: Credential
+    mode: str
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The per-game commands that look at boards and follow them (show, games, showas,
-subscribe, unsubscribe, notify, chat), each declared once as a `Verb` beside its reader."""
+subscribe, unsubscribe, notify, notifications, chat), each declared once as a `Verb` beside its reader."""
 
 from __future__ import annotations
 
@@ -14,11 +14,15 @@ from pbmserv.protocol.arguments import (
     need,
     read_board,
     read_board_ref,
+    read_mode,
     read_password,
     read_userid,
 )
 from pbmserv.protocol.commands import (
+    BOARD_DEFAULT,
     BOARD_FILTERS,
+    NOTIFICATION_MODES,
+    BoardNotifications,
     Chat,
     Command,
     ListBoards,
@@ -99,6 +103,20 @@ def _on_board_or_all(command: Callable[[str, int | None, str, str], Command], sa
     return command(game, number, read_userid(userid, syntax, game), read_password(password, syntax, game))
 
 
+def _notifications(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    if len(args) == 5 and args[3].lower() == "digest":
+        raise BadArgument(
+            "The digest's hour is the account's, for all its boards: 'notifications userid password digest HOUR' "
+            "sets it.", syntax, game,
+        )
+    board, userid, password, mode = exactly(args, ("board number", "userid", "password", "mode"), syntax, game)
+    return BoardNotifications(
+        game, read_board(board, syntax, game), read_userid(userid, syntax, game), read_password(password, syntax, game),
+        read_mode(mode, (*NOTIFICATION_MODES, BOARD_DEFAULT), syntax, game),
+    )
+
+
 def _users_and_filter(game: str, args: list[str], syntax: str) -> tuple[tuple[str, ...], str]:
     which = "active"
     if args and args[-1].lower() in BOARD_FILTERS:
@@ -163,6 +181,14 @@ FOLLOWING_VERBS = (
             " subscribe to stops the other mails."
         ),
         partial(_on_board, Notify),
+    ),
+    Verb(
+        "notifications", "GAME notifications board userid password MODE|default",
+        (
+            "Chooses which mails one of your boards sends you, in place of what 'notifications' chose for all "
+            "of them: 'every', 'turn', 'digest' or 'results' as there; 'default' goes back to that choice."
+        ),
+        _notifications,
     ),
     Verb(
         "chat", "GAME chat board userid password   (the body is the message)",

@@ -9,6 +9,7 @@ from pbmserv.protocol.arguments import (
     need,
     read_address,
     read_code,
+    read_mode,
     read_name,
     read_password,
     read_userid,
@@ -16,6 +17,7 @@ from pbmserv.protocol.arguments import (
 )
 from pbmserv.protocol.commands import (
     ALL_SHOW_FILTERS,
+    NOTIFICATION_MODES,
     AllShow,
     Broadcast,
     ChangeAddress,
@@ -25,6 +27,7 @@ from pbmserv.protocol.commands import (
     Help,
     ListGames,
     Message,
+    Notifications,
     Pictures,
     Signoff,
     Signup,
@@ -151,6 +154,23 @@ def _timezone(said: Said) -> Command:
     return Timezone(read_userid(userid, syntax), read_password(password, syntax), zone)
 
 
+def _notifications(said: Said) -> Command:
+    args, syntax = said.args, said.syntax
+    userid, password = need(args, ("userid", "password"), syntax)
+    at_most(len(args) - 2, 2, "words after the password (a mode and, for the digest, an hour)", syntax)
+    mode = read_mode(args[2], NOTIFICATION_MODES, syntax) if len(args) > 2 else None
+    hour = None
+    if len(args) > 3:
+        if mode != "digest":
+            raise BadArgument(f"An hour goes with 'digest' alone: '{mode}' takes nothing after it.", syntax)
+        if not (args[3].isascii() and args[3].isdigit() and len(args[3]) <= 2 and int(args[3]) <= 23):
+            raise BadArgument(
+                f"'{shown(args[3])}' is not an hour of the day: the digest's hour is a whole number from 0 to 23.", syntax,
+            )
+        hour = int(args[3])
+    return Notifications(read_userid(userid, syntax), read_password(password, syntax), mode, hour)
+
+
 GLOBAL_VERBS = by_word(
     Verb(
         "help", "help [command or game]",
@@ -257,6 +277,18 @@ GLOBAL_VERBS = by_word(
             "Asia/Tokyo), in your local time too. 'timezone userid password UTC' shows UTC alone again."
         ),
         _timezone,
+    ),
+    Verb(
+        "notifications", "notifications userid password [every|turn|digest|results [HOUR]]",
+        (
+            "Chooses which board mails your boards send you. 'every' (the default): a mail each time a board "
+            "changes. 'turn': only when a board waits for your move. 'digest': one mail a day at HOUR (0 to 23, "
+            "in your 'timezone', else UTC; 8 unless you name one) with every board that waits for your move. "
+            "'results': only the mails that end a game. Whatever you choose, the answer to your own move, a new "
+            "board's first mail, the final mail and the reminders still come. Without a mode it mails what is in "
+            "force. 'GAME notifications board' chooses for one board."
+        ),
+        _notifications,
     ),
     Verb(
         "multiple", "multiple   (in the Subject; then one command per body line)",

@@ -161,10 +161,11 @@ _PASSWORD_POSITIONS = {
     ("signup",): (2,), ("add",): (2,), ("signoff",): (2,), ("delete",): (2,),
     ("change", "password"): (3, 4), ("change", "address"): (3,),
     ("message",): (2,), ("broadcast",): (2,), ("vacation",): (2,), ("timezone",): (2,), ("pictures",): (2,),
+    ("notifications",): (2,),
 }
 _GAME_PASSWORD_POSITIONS = {
     "move": (4,), "moves": (4,), "queue": (4,), "preview": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
-    "showas": (3,), "accept": (3,), "reject": (3,), "challenges": (3,), "limit": (3,), "seek": (3,),
+    "notifications": (4,), "showas": (3,), "accept": (3,), "reject": (3,), "challenges": (3,), "limit": (3,), "seek": (3,),
 }
 
 

@@ -53,6 +53,12 @@ class User(Base):
     pictures: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: the tz database zone its board mails show deadlines in besides UTC (`timezone`); "": UTC alone
     timezone: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    #: which board mails of its boards the account gets (`notifications`): every | turn | digest | results
+    notifications: Mapped[str] = mapped_column(String(8), default="every", server_default="every")
+    #: the hour of its day (in `timezone`) the daily digest comes at, for the boards in digest mode
+    digest_hour: Mapped[int] = mapped_column(Integer, default=8, server_default="8")
+    #: when its last digest was sent; None: never (one a day, `service.timers.digests`)
+    digest_sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", order_by="Address.position", cascade="all, delete-orphan"
     )
@@ -144,6 +150,19 @@ class Subscription(Base):
     final_only: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     user: Mapped[User] = relationship()
+
+
+class BoardNotification(Base):
+    """A player's choice of mails for one of their boards (`GAME notifications
+    board`), in place of the account's own (`users.notifications`)."""
+
+    __tablename__ = "board_notifications"
+    __table_args__ = (UniqueConstraint("board_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    mode: Mapped[str] = mapped_column(String(8))
 
 
 class GamePolicy(Base):

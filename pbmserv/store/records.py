@@ -90,8 +90,9 @@ class QueuedRecord(NamedTuple):
 @dataclass(frozen=True)
 class Account:
     """What checking a player's password needs of `users`, and what a board
-    mail to the player needs: whether it carries a picture, and the time
-    zone its deadlines are shown in ("": UTC alone)."""
+    mail to the player needs: whether it carries a picture, the time zone
+    its deadlines are shown in ("": UTC alone), and which board mails the
+    player gets (`notifications`) with the hour of their digest."""
 
     id: int
     userid: str
@@ -101,6 +102,8 @@ class Account:
     reply_secret: str
     pictures: bool = False
     timezone: str = ""
+    notifications: str = "every"
+    digest_hour: int = 8
 
 
 #: the board columns a command may change (`save_board` writes them all)

@@ -66,7 +66,7 @@ def insert_account(connection: Connection, userid: str, password_hash: str, crea
     values = {
         "userid": userid, "password_hash": password_hash, "created_at": created_at, "disabled_at": None,
         "disabled_reason": "", "reply_secret": reply_secret, "pictures": False,
-        "timezone": "",
+        "timezone": "", "notifications": "every", "digest_hour": 8,
     }
     user_id = connection.scalar(insert(USERS).values(values).returning(USERS.c.id))
     assert user_id is not None, "an INSERT ... RETURNING returns the row's id"

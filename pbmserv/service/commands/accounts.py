@@ -72,6 +72,11 @@ def _to_user_and_sender(ctx: Context, addresses: list[AddressRecord]) -> tuple[s
     return tuple(dict.fromkeys([*mail_addresses(addresses), *([ctx.sender] if ctx.sender else [])]))
 
 
+def to_account_and_sender(ctx: Context, user: Account) -> tuple[str, ...]:
+    """Where the answer to a change of an account's settings goes: its addresses, and the mail's sender."""
+    return _to_user_and_sender(ctx, users.addresses_of(ctx.connection, user.id))
+
+
 def _confirmation_code(ctx: Context, user: Account, address: str) -> str:
     return ctx.key.code("confirm address", str(user.id), address)
 

@@ -4,7 +4,7 @@ board beside their text (docs/decisions/0143-pictures-in-mail.md)."""
 from __future__ import annotations
 
 from pbmserv.protocol.commands import Pictures
-from pbmserv.service.commands.accounts import mail_addresses
+from pbmserv.service.commands.accounts import to_account_and_sender
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import views
 from pbmserv.service.processing.context import Context, Reply
@@ -34,6 +34,6 @@ def pictures(ctx: Context, command: Pictures) -> list[Reply]:
         f"'pictures {user.userid} password {other}' turns them {other}, as does 'pictures {other}' as the first "
         "line of a reply to one of your board mails."
     )
-    recipients = tuple(dict.fromkeys([*mail_addresses(users.addresses_of(ctx.connection, user.id)), ctx.sender]))
+    recipients = to_account_and_sender(ctx, user)
     text = views.wrap(looks, hang="") + "\n" + views.wrap(turn, hang="") + "\n"
     return [Reply(recipients, f"pbmserv pictures {user.userid}", text)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from pbmserv.protocol.commands import Timezone
-from pbmserv.service.commands.accounts import mail_addresses
+from pbmserv.service.commands.accounts import to_account_and_sender
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import deadlines, views
 from pbmserv.service.processing.context import Context, Reply, as_utc
@@ -36,5 +36,5 @@ def timezone(ctx: Context, command: Timezone) -> list[Reply]:
         )
     else:
         said = f"The deadlines in {user.userid}'s board mails are shown in UTC alone from the next mail on."
-    recipients = tuple(dict.fromkeys([*mail_addresses(users.addresses_of(ctx.connection, user.id)), ctx.sender]))
+    recipients = to_account_and_sender(ctx, user)
     return [Reply(recipients, f"pbmserv timezone {user.userid}", views.wrap(said, hang="") + "\n")]

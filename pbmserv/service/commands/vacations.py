@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from pbmserv.protocol.commands import Vacation as VacationCommand
-from pbmserv.service.commands.accounts import mail_addresses
+from pbmserv.service.commands.accounts import to_account_and_sender
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import views
 from pbmserv.service.processing.context import Context, Reply, as_utc
@@ -75,5 +75,5 @@ def vacation(ctx: Context, command: VacationCommand) -> list[Reply]:
         vacations = [ended if v.id == ended.id else v for v in vacations]
         left = allowance - vacation_days_used(vacations, as_utc(running.started_at).year, ctx.now)
         text = f"Welcome back, {user.userid}: the vacation is over. {left} of the {allowance} vacation days of the year are left."
-    recipients = tuple(dict.fromkeys([*mail_addresses(users.addresses_of(ctx.connection, user.id)), ctx.sender]))
+    recipients = to_account_and_sender(ctx, user)
     return [Reply(recipients, f"pbmserv vacation {user.userid}", views.wrap(text, hang="") + "\n")]

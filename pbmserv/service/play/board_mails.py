@@ -10,11 +10,12 @@ from html import escape
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.mail.outbound import BoardThread
+from pbmserv.mail.outbound import BoardThread, HtmlVersion
 from pbmserv.service.bots.seats import is_bot
-from pbmserv.service.play import board_pictures, deadlines, reply_addresses, subscriptions, views
+from pbmserv.service.play import board_pictures, deadlines, notifications, reply_addresses, subscriptions, views
 from pbmserv.service.play.board import Board
 from pbmserv.service.processing.context import Context, Reply
+from pbmserv.store import notifications as stored_notifications
 from pbmserv.store import records, users
 from pbmserv.store.records import Account, BoardRecord
 from pbmserv.store.states import Kind
@@ -43,11 +44,12 @@ def thread_of(game: Game, board: BoardRecord, *, first: bool = False, chat: bool
 def mails_to_players(
     ctx: Context, saved: Board, *, first: bool = False, lead: str = "", commenter: str = "",
 ) -> list[Reply]:
-    """The board mail to every player, each seeing the board from their own side,
-    and the public view to the subscribers it is for; the sender gets the
-    public view (without the comment) if they are none of these. The board
-    is saved: its move list is read from the store. `first`: the board's
-    first mail, which starts its thread."""
+    """The board mail to every player who wants it (`notifications`; the
+    command's own player, `commenter`, always does), each seeing the board
+    from their own side, and the public view to the subscribers it is for;
+    the sender gets the public view (without the comment) if they are none
+    of these. The board is saved: its move list is read from the store.
+    `first`: the board's first mail, which starts its thread."""
     game, board, state = saved.game, saved.record, saved.state
     moves = moves_to_list(ctx, board)
     board_subscriptions = subscriptions.board_subscriptions(ctx, board)
@@ -75,19 +77,19 @@ def mails_to_players(
 
     replies = []
     reached: set[str] = set()
+    board_modes = stored_notifications.board_modes(ctx.connection, board.id)
+    to_move = game.to_move(state)
     for seat, userid in enumerate(board.seats):
         recipients = addresses.get(userid, ())
-        if recipients:
+        account = ctx.known_user(userid) if recipients else None
+        if account is not None and notifications.gets_board_mail(
+            notifications.mode_on(account, board_modes), own=userid == commenter, first=first,
+            over=board.result is not None, waits=notifications.waits_for(board, to_move, seat),
+        ):
             reached.update(recipients)
-            account = ctx.known_user(userid)
             due, paste = closing_lines(ctx, saved, seat, account)
             body = text(seat) + due + paste
-            html = (
-                board_pictures.html_version(game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2])
-                if account.pictures else None
-            )
-            if html is not None and due:
-                html = replace(html, body=f"{html.body}<p>{escape(due.strip())}</p>\n")
+            html = player_html(ctx, saved, seat, moves, words, due) if account.pictures else None
             reply_to = seat_address(ctx, game, board, seat, account)
             replies.append(Reply(recipients, title, body, Kind.BOARD, reply_to, html, thread))
     recipients = tuple(address for userid in watchers for address in addresses[userid])
@@ -99,20 +101,44 @@ def mails_to_players(
     return replies
 
 
+def player_html(
+    ctx: Context, saved: Board, seat: int, moves: list[Any], words: board_pictures.Words, due: str, reply_address: str = "",
+) -> HtmlVersion | None:
+    """The HTML version of a board mail to the player in `seat` who asked
+    for pictures, their clock (`due`) last; None for a game that does not
+    draw its boards."""
+    game, board, state = saved.game, saved.record, saved.state
+    html = board_pictures.html_version(
+        game, board, moves, state, seat, words, ctx.settings.address.rpartition("@")[2], reply_address,
+    )
+    if html is not None and due:
+        html = replace(html, body=f"{html.body}<p>{escape(due.strip())}</p>\n")
+    return html
+
+
 def to_player(ctx: Context, saved: Board, seat: int, lead: str) -> Reply:
     """The board mail to the player in `seat` alone, their view with their
     reply address, under `lead`, in the board's thread."""
-    game, board, state = saved.game, saved.record, saved.state
-    body = views.board_mail(
-        game, board, moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves, lead=lead,
-        page=views.board_page(ctx.settings, game, board),
-    )
-    body += "".join(closing_lines(ctx, saved, seat, ctx.known_user(board.seats[seat])))
+    game, board = saved.game, saved.record
+    body = player_view(ctx, saved, seat, ctx.known_user(board.seats[seat]), lead)
     recipients = ctx.addresses([board.seats[seat]])[board.seats[seat]]
     return Reply(
         recipients, subject(game, board), body, Kind.BOARD, reply_address_of(ctx, game, board, seat),
         thread=thread_of(game, board),
     )
+
+
+def player_view(ctx: Context, saved: Board, seat: int, account: Account, lead: str = "", reply_address: str = "") -> str:
+    """The text of a board mail to the player in `seat` alone: their view
+    of the board (nothing hidden from them shown), under `lead`, closed by
+    their clock and the line to paste while it is their turn (naming
+    `reply_address`, if given, as the address to move by)."""
+    game, board, state = saved.game, saved.record, saved.state
+    body = views.board_mail(
+        game, board, moves_to_list(ctx, board), state, seat, recent=ctx.settings.recent_moves, lead=lead,
+        page=views.board_page(ctx.settings, game, board),
+    )
+    return body + "".join(closing_lines(ctx, saved, seat, account, reply_address))
 
 
 def proven_reply_address(ctx: Context, game: Game, board: BoardRecord) -> str:
@@ -127,13 +153,13 @@ def proven_reply_address(ctx: Context, game: Game, board: BoardRecord) -> str:
     return ""
 
 
-def closing_lines(ctx: Context, saved: Board, seat: int, account: Account) -> tuple[str, str]:
+def closing_lines(ctx: Context, saved: Board, seat: int, account: Account, reply_address: str = "") -> tuple[str, str]:
     """The lines that close a board mail to the player in `seat` while it is
     their turn: their clock, then the line to paste, which stays last; ("", "") otherwise."""
     game, board, state = saved.game, saved.record, saved.state
     if board.result is not None or seat not in game.to_move(state):
         return "", ""
-    return clock(ctx, board, account), "\n" + views.command_to_paste(game, board, state, seat)
+    return clock(ctx, board, account), "\n" + views.command_to_paste(game, board, state, seat, reply_address)
 
 
 def clock(ctx: Context, board: BoardRecord, account: Account) -> str:

@@ -38,8 +38,11 @@ class Words:
 
 def html_version(
     game: Game, board: BoardRecord, moves: list[MoveRecord], state: Any, seat: int, words: Words, domain: str,
+    reply_address: str = "",
 ) -> HtmlVersion | None:
-    """The HTML version of the board mail to `seat`, None for a game that does not draw its boards."""
+    """The HTML version of the board mail to `seat`, None for a game that
+    does not draw its boards; `reply_address` named (a `mailto:` link) as
+    the address to move by, in a mail about several boards."""
     try:
         drawing = game.draw(state, seat)
     except NotImplementedError:  # a game plugin written before drawings: its players get text
@@ -48,12 +51,12 @@ def html_version(
         pictures.png(drawing), f"board-{game.name}-{board.board}-{board.move_count}-{seat}@{domain}",
         f"{game.name}-{board.board}.png",
     )
-    return HtmlVersion(words.subject, _body(game, board, moves, state, seat, drawing, picture, words), picture)
+    return HtmlVersion(words.subject, _body(game, board, moves, state, seat, drawing, picture, words, reply_address), (picture,))
 
 
 def _body(
     game: Game, board: BoardRecord, moves: list[MoveRecord], state: Any, seat: int, drawing: Drawing,
-    picture: Picture, words: Words,
+    picture: Picture, words: Words, reply_address: str,
 ) -> str:
     running = board.result is None
     parts = [f"<h1 style=\"font-size:1.3em\">{escape(views.title_line(game, board))}</h1>"]
@@ -85,11 +88,17 @@ def _body(
         parts.append(f"<p>{escape(words.commenter)} writes:</p>")
         parts.append(f'<pre style="white-space:pre-wrap">{escape(words.comment.strip())}</pre>')
     if running and seat in game.to_move(state):
-        reply, head, line = views.paste_parts(game, board, state, seat)
-        parts.append(f"<p>{escape(reply)}</p>\n<p>{escape(head)}</p>\n<pre>  {escape(line)}</pre>")
+        reply, head, line = views.paste_parts(game, board, state, seat, reply_address)
+        reply_html = escape(reply).replace(escape(reply_address), mailto(reply_address)) if reply_address else escape(reply)
+        parts.append(f"<p>{reply_html}</p>\n<p>{escape(head)}</p>\n<pre>  {escape(line)}</pre>")
     if words.page:
         parts.append(f'<p>The board on the web: <a href="{escape(words.page)}">{escape(words.page)}</a></p>')
     return "\n".join(parts) + "\n"
+
+
+def mailto(address: str) -> str:
+    """A link that starts a mail to `address`."""
+    return f'<a href="mailto:{escape(address)}">{escape(address)}</a>'
 
 
 def _lines(lines: list[str] | tuple[str, ...]) -> str:

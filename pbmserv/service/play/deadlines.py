@@ -8,7 +8,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import cache
 
 from pbmserv.service.play import views
@@ -82,10 +82,18 @@ def shown_in(moment: datetime, zone: str) -> str:
     """A deadline as a board mail shows it: to the minute in UTC and, for a
     player who named a zone other than UTC, in that zone too."""
     utc = f"{as_utc(moment):%Y-%m-%d %H:%M} UTC"
-    if zone in ("", "UTC") or zone_named(zone) is None:  # a zone the system's tz database no longer has: UTC alone
+    local_zone = zone_of(zone)
+    if local_zone is UTC:
         return utc
-    local = as_utc(moment).astimezone(zoneinfo.ZoneInfo(zone))
-    return f"{utc} ({local:%Y-%m-%d %H:%M} {zone})"
+    return f"{utc} ({as_utc(moment).astimezone(local_zone):%Y-%m-%d %H:%M} {zone})"
+
+
+def zone_of(zone: str) -> tzinfo:
+    """The player's zone as kept (`timezone`); UTC for none, and for a zone
+    the system's tz database no longer has."""
+    if zone in ("", "UTC") or zone_named(zone) is None:
+        return UTC
+    return zoneinfo.ZoneInfo(zone)
 
 
 def clock_text(due: Deadline, zone: str) -> str:

@@ -240,15 +240,23 @@ def example_move(game: Game, state: Any, seat: int) -> str:
         return ""
 
 
-def paste_parts(game: Game, board: BoardRecord, state: Any, seat: int) -> tuple[str, str, str]:
+def paste_parts(game: Game, board: BoardRecord, state: Any, seat: int, reply_address: str = "") -> tuple[str, str, str]:
     """What `command_to_paste` says, unwrapped: how to answer with the move
-    alone, what to send instead, and the command line itself."""
+    alone (by a reply to the mail, or to `reply_address` named), what to
+    send instead, and the command line itself."""
     userid = board.seats[seat]
     move = example_move(game, state, seat)
-    reply = (
-        f"To move, reply to this mail with just your move{f' (e.g. {move})' if move else ''} as the first line: "
-        "its reply address is yours alone and stands for your password (until you change it)."
-    )
+    example = f" (e.g. {move})" if move else ""
+    if reply_address:
+        reply = (
+            f"To move, mail just your move{example} as the first line to this board's reply address, {reply_address}: "
+            "it is yours alone and stands for your password (until you change it)."
+        )
+    else:
+        reply = (
+            f"To move, reply to this mail with just your move{example} as the first line: "
+            "its reply address is yours alone and stands for your password (until you change it)."
+        )
     if move:
         head = "Or send this line as the Subject, your password in place of PASSWORD and your move in place of the example (a move legal now):"
     else:
@@ -257,12 +265,13 @@ def paste_parts(game: Game, board: BoardRecord, state: Any, seat: int) -> tuple[
     return reply, head, f"{game.name} move {board.board} {userid} PASSWORD {move}"
 
 
-def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int) -> str:
+def command_to_paste(game: Game, board: BoardRecord, state: Any, seat: int, reply_address: str = "") -> str:
     """The end of a board mail to a player who is to move: how to answer
-    it with the move alone (its reply address is the player's), and the
-    exact command line to send instead, PASSWORD standing for their
-    password and, where the game gives one, a move that is legal now."""
-    reply, head, line = paste_parts(game, board, state, seat)
+    it with the move alone (its reply address is the player's; named, in a
+    mail about several boards), and the exact command line to send
+    instead, PASSWORD standing for their password and, where the game
+    gives one, a move that is legal now."""
+    reply, head, line = paste_parts(game, board, state, seat, reply_address)
     return f"{wrap(reply, hang='')}\n{wrap(head, hang='')}\n  {line}\n"
 
 

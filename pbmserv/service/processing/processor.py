@@ -44,7 +44,7 @@ from pbmserv.service.processing.passwords import Passwords
 from pbmserv.service.processing.processed import Processed, command_words, ms_since, refusal_kind
 from pbmserv.service.processing.rates import forget_old_events
 from pbmserv.service.processing.requests import StaleReplyAddress, naming_the_game, read_request, readable
-from pbmserv.service.timers import retention
+from pbmserv.service.timers import digests, retention
 from pbmserv.service.timers import timer_pass as timers
 from pbmserv.store import inbound
 from pbmserv.store.database import reading, savepoint, synced, writing
@@ -392,7 +392,7 @@ class Processor:
         return None
 
     def run_timers(self) -> list[str]:
-        """One pass of vacations that ran out, reminders and forfeits, then old mail deleted (`retention`); a line
+        """One pass of vacations that ran out, reminders and forfeits, the daily digests due, then old mail deleted (`retention`); a line
         for each thing done to a board. The boards are taken a few at a time, each group in a transaction with
         its mails: a pass over many boards never holds the database (on SQLite, all of it) for long."""
         now = self.clock()
@@ -406,6 +406,8 @@ class Processor:
             group = board_ids[start:start + TIMER_BOARDS_PER_TRANSACTION]
             with self.engine.begin() as connection:
                 report += self._timer_step(connection, now, partial(timers.check_boards, board_ids=group))
+        with self.engine.begin() as connection:
+            report += self._timer_step(connection, now, digests.send_digests)
         retention.forget_old_mail(self.engine, self.settings, now)
         return report
 
