@@ -311,11 +311,13 @@ class SetLimit(GameCommand):
 
 @dataclass(frozen=True)
 class SetSeek(GameCommand):
-    """`GAME seek uid pw N`: the player looks for N more games of this type."""
+    """`GAME seek uid pw N [-bot=HOURS]`: the player looks for N more games of
+    this type, and takes the bot after HOURS without a player (0: never)."""
 
     userid: str
     password: Credential
     count: int
+    bot_after_hours: int = 0
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,10 @@ class GamePolicy(Base):
     accepts_challenges: Mapped[bool] = mapped_column(Boolean, default=True)
     game_limit: Mapped[int] = mapped_column(Integer, default=0)  # most active games, 0 = no limit
     seeking: Mapped[int] = mapped_column(Integer, default=0)  # how many more games wanted
+    #: since when the player waits for the next game they seek; None while they seek none
+    seeking_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: after how many hours of waiting the bot takes the next game sought; 0: never (`seek ... -bot=HOURS`)
+    bot_after_hours: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     subscribes_new_boards: Mapped[bool] = mapped_column(Boolean, default=False)
     user: Mapped[User] = relationship()
 

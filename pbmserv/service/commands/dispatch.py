@@ -15,6 +15,7 @@ from pbmserv.service.commands import (  # noqa: F401  (each binds its handlers)
     pictures,
     policies,
     proposals,
+    seeking,
     showing,
     social,
     standings,

@@ -1,0 +1,182 @@
+"""Someone to play with (`GAME seek`): a player who seeks games is paired at
+once with another who seeks a game of the same type and whose rating is
+close, and after the wait they chose (`-bot=HOURS`) with the bot; each
+pairing starts a board the way a challenge does and is announced in its
+first mail. See docs/decisions/0151-pairing-seekers.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+
+from pbmserv.gamekit import Game
+from pbmserv.protocol.commands import SetSeek
+from pbmserv.service.bots import seats as bots
+from pbmserv.service.commands import policies
+from pbmserv.service.commands.boards import start_board, syntax
+from pbmserv.service.commands.handling import handles
+from pbmserv.service.play import views
+from pbmserv.service.play.board import Board
+from pbmserv.service.play.board_mails import mails_to_players
+from pbmserv.service.play.ratings import START_RATING
+from pbmserv.service.processing.context import Context, Reply, as_utc
+from pbmserv.service.processing.errors import ServiceError
+from pbmserv.store import following
+from pbmserv.store.states import Kind
+
+#: the widest rating gap a pairing bridges: at 200 points the stronger
+#: player is expected to score 0.76, a game still worth playing for both
+WINDOW = 200
+#: the seat order of players who waited equally long, and of seeks older than the wait's record
+_LONG_AGO = datetime.min.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Seeker:
+    """A player who seeks a game of the type: their rating in it, since when
+    they wait, and whether the server may start a board for them now."""
+
+    userid: str
+    rating: int
+    since: datetime
+    free: bool
+
+
+def partner(seeker: Seeker, others: list[Seeker]) -> Seeker | None:
+    """Whom the seeker is paired with: among the others who are free and
+    within WINDOW of the seeker's rating, the one who has waited longest
+    (then the closest in rating, then by userid); None if nobody is."""
+    close = [
+        other for other in others
+        if other.free and other.userid != seeker.userid and abs(other.rating - seeker.rating) <= WINDOW
+    ]
+    return min(close, key=lambda other: (other.since, abs(other.rating - seeker.rating), other.userid), default=None)
+
+
+def seat_order(first: Seeker, second: Seeker) -> list[Seeker]:
+    """Who waited longer sits first (by userid if they waited equally long)."""
+    return sorted([first, second], key=lambda seeker: (seeker.since, seeker.userid))
+
+
+def seekers(ctx: Context, game: Game) -> dict[str, Seeker]:
+    """Everyone who seeks a game of the type, by userid."""
+    rated = following.ratings_in_game(ctx.connection, game.name)
+    found = {}
+    for userid, policy in following.policies_in_game(ctx.connection, game.name).items():
+        if policy.seeking <= 0:
+            continue
+        user = ctx.known_user(userid)
+        since = as_utc(policy.seeking_since) if policy.seeking_since else _LONG_AGO
+        rating = rated[userid].rating if userid in rated else START_RATING
+        found[userid] = Seeker(userid, rating, since, not policies.why_not_free(ctx, game, user, policy))
+    return found
+
+
+# -- the command ---------------------------------------------------------------
+@handles(SetSeek)
+def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
+    user = ctx.authenticate(command.userid, command.password)
+    policy = policies.policy_for(ctx, user, game.name)
+    seeking = command.count > 0
+    still_since = policy.seeking_since if policy.seeking > 0 else None
+    following.save_policy(ctx.connection, replace(
+        policy, seeking=command.count, seeking_since=(still_since or ctx.now) if seeking else None,
+        bot_after_hours=command.bot_after_hours if seeking else 0,
+    ))
+    started = _pair(ctx, game, user.userid)
+    policy = policies.policy_for(ctx, user, game.name)
+    answer = "\n\n".join(
+        views.wrap(f"Paired with {_other(board, user.userid)}: {game.title} board {board.record.board} has begun; "
+                   "its first mail follows.", hang="")
+        for board, _ in started
+    )
+    if policy.seeking:
+        answer += ("\n\n" if answer else "") + _still_seeking(ctx, game, user.userid, policy.bot_after_hours)
+    mails = [mail for board, lead in started for mail in mails_to_players(ctx, board, first=True, lead=lead, commenter=user.userid)]
+    return [policies.policy_reply(ctx, game, user, policy, answer), *mails]
+
+
+def _pair(ctx: Context, game: Game, userid: str) -> list[tuple[Board, str]]:
+    """Start a board between the seeker and each close seeker in turn, as
+    long as they seek more and are free; each with its lead line."""
+    started: list[tuple[Board, str]] = []
+    while True:
+        found = seekers(ctx, game)
+        seeker = found.get(userid)
+        other = partner(seeker, list(found.values())) if seeker is not None and seeker.free else None
+        if seeker is None or other is None:
+            return started
+        seated = seat_order(seeker, other)
+        users = [ctx.known_user(player.userid) for player in seated]
+        board = start_board(ctx, game, users, {}, {}, syntax(game.name, "seek"))
+        first, second = seated
+        lead = views.wrap(
+            f"Paired by '{game.name} seek': {first.userid} ({first.rating}) and {second.userid} ({second.rating}) both "
+            f"sought a {game.title} game, their ratings within {WINDOW} points; {first.userid} waited longer and has "
+            "the first seat.", hang="",
+        )
+        started.append((board, lead))
+
+
+def _other(board: Board, userid: str) -> str:
+    return next(player for player in board.record.seats if player != userid)
+
+
+def _still_seeking(ctx: Context, game: Game, userid: str, bot_after_hours: int) -> str:
+    """What the answer to a seek says when the player still seeks: why no
+    board began, and what comes next."""
+    found = seekers(ctx, game)
+    seeker = found[userid]
+    if not seeker.free:
+        user = ctx.known_user(userid)
+        why = policies.why_not_free(ctx, game, user, policies.policy_for(ctx, user, game.name))
+        text = f"No board can begin for you now: {why}. You stay seeking; seek again once that has changed."
+    else:
+        text = (
+            f"No one close to your rating ({seeker.rating}, within {WINDOW} points) seeks a {game.title} game now; "
+            "you will get the board mail when someone does."
+        )
+    if bot_after_hours:
+        text += f" Without a player by {_bot_time(seeker, bot_after_hours):%Y-%m-%d %H:%M} UTC, the bot takes the game."
+    return views.wrap(text, hang="")
+
+
+def _bot_time(seeker: Seeker, bot_after_hours: int) -> datetime:
+    return seeker.since + timedelta(hours=bot_after_hours)
+
+
+# -- the timer pass ----------------------------------------------------------------
+def bots_due(ctx: Context) -> tuple[list[Reply], list[str]]:
+    """Start a board against the bot for each free seeker whose wait for a
+    player has passed. One the bot cannot take (the player has as many bot
+    boards as the server allows) is told why, and waits no more for it."""
+    replies: list[Reply] = []
+    report: list[str] = []
+    for game in ctx.catalog:
+        waiting = following.policies_in_game(ctx.connection, game.name)
+        for userid, seeker in seekers(ctx, game).items():
+            policy = waiting[userid]
+            if not seeker.free or not policy.bot_after_hours or _bot_time(seeker, policy.bot_after_hours) > ctx.now:
+                continue
+            user = ctx.known_user(userid)
+            usage = syntax(game.name, "seek")
+            try:
+                players, _ = bots.seat_bots(ctx, game, [userid, "bot"], (), usage)
+            except ServiceError as error:
+                following.save_policy(ctx.connection, replace(policy, bot_after_hours=0))
+                text = views.wrap(
+                    f"Your seek for a {game.title} game waited {policies.counted(policy.bot_after_hours, 'hour')}, but the "
+                    f"bot cannot take it: {error.message} You stay seeking a player.", hang="",
+                )
+                replies.append(Reply(ctx.addresses([userid])[userid], f"{game.title} seek {userid}", text + "\n", Kind.BOARD))
+                report.append(f"{game.name}: no bot for {userid}: {error.message}")
+                continue
+            board = start_board(ctx, game, [user, ctx.known_user(players[1])], {}, {}, usage)
+            lead = views.wrap(
+                f"Paired by '{game.name} seek': no player within {WINDOW} rating points of {userid} ({seeker.rating}) "
+                f"sought a {game.title} game in {policies.counted(policy.bot_after_hours, 'hour')}, so the bot takes "
+                f"the game, as {userid} asked with -bot={policy.bot_after_hours}.", hang="",
+            )
+            replies += mails_to_players(ctx, board, first=True, lead=lead)
+            report.append(f"{game.name} board {board.record.board}: {userid} paired with the bot after waiting")
+    return replies, report
