@@ -148,6 +148,39 @@ class Challenge(GameCommand):
 
 
 @dataclass(frozen=True)
+class PostOpen(GameCommand):
+    """`GAME open uid pw [-options] [timers]`: a challenge anyone may take."""
+
+    userid: str
+    password: Credential
+    options: tuple[tuple[str, str | None], ...] = ()
+    timers: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ListOpen(GameCommand):
+    """`GAME open`: the open challenges of the game type."""
+
+
+@dataclass(frozen=True)
+class TakeOpen(GameCommand):
+    """`GAME take N uid pw`: the player takes open challenge N; its board begins."""
+
+    number: int
+    userid: str
+    password: Credential
+
+
+@dataclass(frozen=True)
+class WithdrawOpen(GameCommand):
+    """`GAME withdraw N uid pw`: the poser takes back open challenge N."""
+
+    number: int
+    userid: str
+    password: Credential
+
+
+@dataclass(frozen=True)
 class Move(GameCommand):
     board: int
     userid: str

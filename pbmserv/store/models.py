@@ -167,6 +167,22 @@ class GamePolicy(Base):
     user: Mapped[User] = relationship()
 
 
+class OpenChallenge(Base):
+    """A challenge anyone may take (`GAME open`): its poser has the first
+    seat; its `id` is its number, never used again (a number read in a list
+    never names another challenge later). Taken, withdrawn or expired, it is deleted."""
+
+    __tablename__ = "open_challenges"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(40), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    timers: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
 class Rating(Base):
     """A user's rating and record in one game type, from finished boards."""
 

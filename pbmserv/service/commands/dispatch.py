@@ -11,6 +11,7 @@ from pbmserv.service.commands import (  # noqa: F401  (each binds its handlers)
     game_records,
     help,
     legal,
+    open_challenges,
     pending,
     pictures,
     policies,
