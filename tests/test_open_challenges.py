@@ -61,7 +61,9 @@ def test_a_number_is_taken_within_its_game_type_only(posted: Runtime) -> None:
 
 def test_an_unconfirmed_taker_is_refused(posted: Runtime) -> None:
     send(posted, "dave@example.org", "signup dave dave-pw")  # never confirmed
-    send(posted, "dave@example.org", "toy take 1 dave dave-pw")
+    text = said(posted, "dave", "toy take 1 dave dave-pw")
+    assert "You cannot take open Toy challenge 1 now: dave has not confirmed an address yet" in text
+    assert "take it once that has changed: 'toy take 1 dave password'" in text
     assert boards(posted) == []
 
 

@@ -21,7 +21,9 @@ from pbmserv.service.play.board_mails import mails_to_players
 from pbmserv.service.play.ratings import START_RATING
 from pbmserv.service.processing.context import Context, Reply, as_utc
 from pbmserv.service.processing.errors import ServiceError
-from pbmserv.store import following
+from pbmserv.store import following, users
+from pbmserv.store.following import PolicyRecord
+from pbmserv.store.records import Account
 from pbmserv.store.states import Kind
 
 #: the widest rating gap a pairing bridges: at 200 points the stronger
@@ -58,6 +60,15 @@ def seat_order(first: Seeker, second: Seeker) -> list[Seeker]:
     return sorted([first, second], key=lambda seeker: (seeker.since, seeker.userid))
 
 
+def why_not_paired(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> str:
+    """Why no board may be started for the seeker now ("" if one may): a
+    board nobody may be reminded on would stand still, so a player on
+    vacation is not paired either."""
+    if any(vacation.ended_at is None for vacation in users.vacations_of(ctx.connection, user.id)):
+        return f"{user.userid} is on vacation ('vacation {user.userid} password off' ends it)"
+    return policies.why_not_free(ctx, game, user, policy)
+
+
 def seekers(ctx: Context, game: Game) -> dict[str, Seeker]:
     """Everyone who seeks a game of the type, by userid."""
     rated = following.ratings_in_game(ctx.connection, game.name)
@@ -68,7 +79,7 @@ def seekers(ctx: Context, game: Game) -> dict[str, Seeker]:
         user = ctx.known_user(userid)
         since = as_utc(policy.seeking_since) if policy.seeking_since else _LONG_AGO
         rating = rated[userid].rating if userid in rated else START_RATING
-        found[userid] = Seeker(userid, rating, since, not policies.why_not_free(ctx, game, user, policy))
+        found[userid] = Seeker(userid, rating, since, not why_not_paired(ctx, game, user, policy))
     return found
 
 
@@ -125,17 +136,17 @@ def _other(board: Board, userid: str) -> str:
 def _still_seeking(ctx: Context, game: Game, userid: str, bot_after_hours: int) -> str:
     """What the answer to a seek says when the player still seeks: why no
     board began, and what comes next."""
-    found = seekers(ctx, game)
-    seeker = found[userid]
+    seeker = seekers(ctx, game)[userid]
     if not seeker.free:
         user = ctx.known_user(userid)
-        why = policies.why_not_free(ctx, game, user, policies.policy_for(ctx, user, game.name))
-        text = f"No board can begin for you now: {why}. You stay seeking; seek again once that has changed."
-    else:
-        text = (
-            f"No one close to your rating ({seeker.rating}, within {WINDOW} points) seeks a {game.title} game now; "
-            "you will get the board mail when someone does."
-        )
+        why = why_not_paired(ctx, game, user, policies.policy_for(ctx, user, game.name))
+        others = "a close seeker or the bot" if bot_after_hours else "a close seeker"
+        text = f"No board can begin for you now: {why}. You stay seeking: once that has changed, {others} can be paired with you."
+        return views.wrap(text, hang="")
+    text = (
+        f"No one close to your rating ({seeker.rating}, within {WINDOW} points) seeks a {game.title} game now; "
+        "you will get the board mail when someone does."
+    )
     if bot_after_hours:
         text += f" Without a player by {_bot_time(seeker, bot_after_hours):%Y-%m-%d %H:%M} UTC, the bot takes the game."
     return views.wrap(text, hang="")
@@ -165,8 +176,9 @@ def bots_due(ctx: Context) -> tuple[list[Reply], list[str]]:
             except ServiceError as error:
                 following.save_policy(ctx.connection, replace(policy, bot_after_hours=0))
                 text = views.wrap(
-                    f"Your seek for a {game.title} game waited {policies.counted(policy.bot_after_hours, 'hour')}, but the "
-                    f"bot cannot take it: {error.message} You stay seeking a player.", hang="",
+                    f"Your seek for a {game.title} game has waited {policies.counted(policy.bot_after_hours, 'hour')} for a "
+                    f"player, but the bot cannot take the game. {error.message} You stay seeking a player; to have the bot "
+                    f"after a wait again, seek again with -bot=HOURS once that has changed.", hang="",
                 )
                 replies.append(Reply(ctx.addresses([userid])[userid], f"{game.title} seek {userid}", text + "\n", Kind.BOARD))
                 report.append(f"{game.name}: no bot for {userid}: {error.message}")
