@@ -14,8 +14,10 @@ from sqlalchemy import select, update
 
 from pbmserv.runtime import Runtime
 from pbmserv.service.commands.seeking import WINDOW, Seeker, partner, seat_order
+from pbmserv.service.processing.catalog import Catalog
 from pbmserv.store.models import Board, GamePolicy, Rating, User
 from tests.mailtools import body, send, signup
+from tests.toygame import Toy
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -178,3 +180,24 @@ def test_a_bad_bot_wait_is_refused_with_the_form(runtime: Runtime, words: str, s
     players(runtime, "alice")
     answer = " ".join(seek(runtime, "alice", words)["alice@example.org"].split())
     assert says in answer and "toy seek userid password number [-bot=HOURS]" in answer
+
+
+class Trio(Toy):
+    name = "trio"
+    title = "Trio"
+    min_players = 3
+    max_players = 3
+
+
+def test_seekers_of_a_game_for_three_are_listed_not_paired(runtime: Runtime) -> None:
+    runtime.processor.catalog = Catalog([Toy(), Trio()])
+    players(runtime, "alice", "bob", "carol")
+    for userid in ("alice", "bob"):
+        send(runtime, f"{userid}@example.org", f"trio seek {userid} {userid}-pw 1 -bot=1")
+    [(_, message)] = send(runtime, "carol@example.org", "trio seek carol carol-pw 1")
+    assert "Trio is played by 3 or more players: its seekers are listed in 'trio standings', not paired." in (
+        " ".join(body(message).split())
+    )
+    runtime.clock.advance(hours=2)  # type: ignore[attr-defined]
+    assert runtime.processor.run_timers() == []
+    assert boards(runtime) == []

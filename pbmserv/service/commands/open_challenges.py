@@ -16,23 +16,17 @@ from pbmserv.service.commands.boards import start_board, syntax
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import views
 from pbmserv.service.play.board_mails import mails_to_players
-from pbmserv.service.play.ratings import START_RATING
+from pbmserv.service.play.ratings import rating_of
 from pbmserv.service.processing.context import Context, Reply, as_utc
 from pbmserv.service.processing.errors import ServiceError
-from pbmserv.store import following, openings
+from pbmserv.store import openings
 from pbmserv.store.openings import OpenRecord
-from pbmserv.store.records import Account
 from pbmserv.store.states import Kind
 
 #: how long an open challenge waits for a taker
 OPEN_DAYS = 7
 #: the most open challenges of one game type a player may have posted at once
 MOST_OPEN = 3
-
-
-def _rating(ctx: Context, game: Game, user: Account) -> int:
-    found = following.find_rating(ctx.connection, user.id, game.name)
-    return found.rating if found is not None else START_RATING
 
 
 def _switches(options: dict[str, Any], timers: dict[str, Any]) -> list[str]:
@@ -98,7 +92,7 @@ def list_open(ctx: Context, game: Game, command: ListOpen) -> list[Reply]:
     for opened in posted:
         poser = ctx.known_user(opened.userid)
         lines.append(views.wrap(
-            f"{opened.number:>5}  {opened.userid} ({_rating(ctx, game, poser)}): {_terms(ctx, opened.options, opened.timers)};"
+            f"{opened.number:>5}  {opened.userid} ({rating_of(ctx, poser.userid, game.name)}): {_terms(ctx, opened.options, opened.timers)};"
             f" until {_expires(opened)}", hang=" " * 7,
         ))
     lines += [""] if posted else []
@@ -136,8 +130,8 @@ def take_open(ctx: Context, game: Game, command: TakeOpen) -> list[Reply]:
     openings.remove(ctx.connection, opened.number)
     board = start_board(ctx, game, [poser, taker], opened.options, opened.timers, usage)
     lead = views.wrap(
-        f"Open challenge {opened.number} of {poser.userid} ({_rating(ctx, game, poser)}), taken by {taker.userid} "
-        f"({_rating(ctx, game, taker)}); {poser.userid} posted it and has the first seat.", hang="",
+        f"Open challenge {opened.number} of {poser.userid} ({rating_of(ctx, poser.userid, game.name)}), taken by {taker.userid} "
+        f"({rating_of(ctx, taker.userid, game.name)}); {poser.userid} posted it and has the first seat.", hang="",
     )
     return mails_to_players(ctx, board, first=True, lead=lead, commenter=taker.userid)
 

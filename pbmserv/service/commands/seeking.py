@@ -18,7 +18,7 @@ from pbmserv.service.commands.handling import handles
 from pbmserv.service.play import views
 from pbmserv.service.play.board import Board
 from pbmserv.service.play.board_mails import mails_to_players
-from pbmserv.service.play.ratings import START_RATING
+from pbmserv.service.play.ratings import START_RATING, rating_of
 from pbmserv.service.processing.context import Context, Reply, as_utc
 from pbmserv.service.processing.errors import ServiceError
 from pbmserv.store import following, users
@@ -31,6 +31,13 @@ from pbmserv.store.states import Kind
 WINDOW = 200
 #: the seat order of players who waited equally long, and of seeks older than the wait's record
 _LONG_AGO = datetime.min.replace(tzinfo=UTC)
+
+
+def pairs_players(game: Game) -> bool:
+    """Whether seekers of the game are paired: two players must be able to
+    play a board of it (every game on the server is for two; a rule for how
+    close a group of three must be has no use yet)."""
+    return game.min_players <= 2 <= game.max_players
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,7 @@ def _pair(ctx: Context, game: Game, userid: str) -> list[tuple[Board, str]]:
     """Start a board between the seeker and each close seeker in turn, as
     long as they seek more and are free; each with its lead line."""
     started: list[tuple[Board, str]] = []
-    while True:
+    while pairs_players(game):
         found = seekers(ctx, game)
         seeker = found.get(userid)
         other = partner(seeker, list(found.values())) if seeker is not None and seeker.free else None
@@ -127,6 +134,7 @@ def _pair(ctx: Context, game: Game, userid: str) -> list[tuple[Board, str]]:
             "the first seat.", hang="",
         )
         started.append((board, lead))
+    return started
 
 
 def _other(board: Board, userid: str) -> str:
@@ -136,6 +144,11 @@ def _other(board: Board, userid: str) -> str:
 def _still_seeking(ctx: Context, game: Game, userid: str, bot_after_hours: int) -> str:
     """What the answer to a seek says when the player still seeks: why no
     board began, and what comes next."""
+    if not pairs_players(game):
+        return views.wrap(
+            f"{game.title} is played by {game.min_players} or more players: its seekers are listed in "
+            f"'{game.name} standings', not paired.", hang="",
+        )
     seeker = seekers(ctx, game)[userid]
     if not seeker.free:
         user = ctx.known_user(userid)
@@ -148,12 +161,8 @@ def _still_seeking(ctx: Context, game: Game, userid: str, bot_after_hours: int) 
         "you will get the board mail when someone does."
     )
     if bot_after_hours:
-        text += f" Without a player by {_bot_time(seeker, bot_after_hours):%Y-%m-%d %H:%M} UTC, the bot takes the game."
+        text += f" Without a player by {seeker.since + timedelta(hours=bot_after_hours):%Y-%m-%d %H:%M} UTC, the bot takes the game."
     return views.wrap(text, hang="")
-
-
-def _bot_time(seeker: Seeker, bot_after_hours: int) -> datetime:
-    return seeker.since + timedelta(hours=bot_after_hours)
 
 
 # -- the timer pass ----------------------------------------------------------------
@@ -163,31 +172,34 @@ def bots_due(ctx: Context) -> tuple[list[Reply], list[str]]:
     boards as the server allows) is told why, and waits no more for it."""
     replies: list[Reply] = []
     report: list[str] = []
-    for game in ctx.catalog:
-        waiting = following.policies_in_game(ctx.connection, game.name)
-        for userid, seeker in seekers(ctx, game).items():
-            policy = waiting[userid]
-            if not seeker.free or not policy.bot_after_hours or _bot_time(seeker, policy.bot_after_hours) > ctx.now:
+    for game in filter(pairs_players, ctx.catalog):
+        for userid, policy in following.policies_in_game(ctx.connection, game.name).items():
+            if policy.seeking <= 0 or not policy.bot_after_hours or policy.seeking_since is None:
+                continue
+            if as_utc(policy.seeking_since) + timedelta(hours=policy.bot_after_hours) > ctx.now:
                 continue
             user = ctx.known_user(userid)
+            if why_not_paired(ctx, game, user, policy):
+                continue
+            waited = policies.counted(policy.bot_after_hours, "hour")
             usage = syntax(game.name, "seek")
             try:
                 players, _ = bots.seat_bots(ctx, game, [userid, "bot"], (), usage)
             except ServiceError as error:
                 following.save_policy(ctx.connection, replace(policy, bot_after_hours=0))
                 text = views.wrap(
-                    f"Your seek for a {game.title} game has waited {policies.counted(policy.bot_after_hours, 'hour')} for a "
-                    f"player, but the bot cannot take the game. {error.message} You stay seeking a player; to have the bot "
-                    f"after a wait again, seek again with -bot=HOURS once that has changed.", hang="",
+                    f"Your seek for a {game.title} game has waited {waited} for a player, but the bot cannot take the "
+                    f"game. {error.message} You stay seeking a player; to have the bot after a wait again, seek again "
+                    "with -bot=HOURS once that has changed.", hang="",
                 )
                 replies.append(Reply(ctx.addresses([userid])[userid], f"{game.title} seek {userid}", text + "\n", Kind.BOARD))
                 report.append(f"{game.name}: no bot for {userid}: {error.message}")
                 continue
             board = start_board(ctx, game, [user, ctx.known_user(players[1])], {}, {}, usage)
             lead = views.wrap(
-                f"Paired by '{game.name} seek': no player within {WINDOW} rating points of {userid} ({seeker.rating}) "
-                f"sought a {game.title} game in {policies.counted(policy.bot_after_hours, 'hour')}, so the bot takes "
-                f"the game, as {userid} asked with -bot={policy.bot_after_hours}.", hang="",
+                f"Paired by '{game.name} seek': no player within {WINDOW} rating points of {userid} "
+                f"({rating_of(ctx, userid, game.name)}) sought a {game.title} game in {waited}, so the bot takes the "
+                f"game, as {userid} asked with -bot={policy.bot_after_hours}.", hang="",
             )
             replies += mails_to_players(ctx, board, first=True, lead=lead)
             report.append(f"{game.name} board {board.record.board}: {userid} paired with the bot after waiting")
