@@ -86,6 +86,8 @@ def database_url(_session_database: str) -> str:
         else:
             for table in tables:
                 connection.execute(table.delete())
+            # numbers never used again (`open_challenges`) start anew, as RESTART IDENTITY does
+            connection.execute(text("DELETE FROM sqlite_sequence"))
             assert engine.url.database is not None  # a SQLite URL names its file
             spool = spool_file(engine.url.database)
             for suffix in ("", "-wal", "-shm"):

@@ -149,6 +149,7 @@ def test_multiple_without_commands_is_an_error() -> None:
         ("Re: toy resign 101 alice", ("alice",)),
         ("pictures alice s3cret maybe", ("alice", "s3cret", "maybe")),  # a setting it does not know
         ("toy challenges alice s3cret perhaps", ("alice", "s3cret", "perhaps")),
+        ("toy seek alice s3cret 1 -bot=soon", ("alice", "s3cret", "1", "-bot=soon")),  # a wait for the bot not in hours
         ("toy show 101", ()),
         ("help me", ()),
     ],

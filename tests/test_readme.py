@@ -156,7 +156,10 @@ def examples(form: str) -> list[str]:
             inner = word[1:-1].removesuffix("...")
             choices = ["", *[EXAMPLE_WORDS.get(choice, choice) for choice in inner.split("|")]]
             if inner.startswith("-"):  # an option or timer: the first example of its kind
-                choices = ["", {"-option=value": "-size=3", "--nagtime=days": "--nagtime=3", "--forfeittime=days": "--forfeittime=9"}[inner]]
+                choices = ["", {
+                    "-option=value": "-size=3", "--nagtime=days": "--nagtime=3", "--forfeittime=days": "--forfeittime=9",
+                    "-bot=HOURS": "-bot=12",
+                }[inner]]
         elif word in EXAMPLE_WORDS:
             choices = [EXAMPLE_WORDS[word]]
         elif "|" in word:

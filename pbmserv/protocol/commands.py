@@ -167,6 +167,39 @@ class Challenge(GameCommand):
 
 
 @dataclass(frozen=True)
+class PostOpen(GameCommand):
+    """`GAME open uid pw [-options] [timers]`: a challenge anyone may take."""
+
+    userid: str
+    password: Credential
+    options: tuple[tuple[str, str | None], ...] = ()
+    timers: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ListOpen(GameCommand):
+    """`GAME open`: the open challenges of the game type."""
+
+
+@dataclass(frozen=True)
+class TakeOpen(GameCommand):
+    """`GAME take N uid pw`: the player takes open challenge N; its board begins."""
+
+    number: int
+    userid: str
+    password: Credential
+
+
+@dataclass(frozen=True)
+class WithdrawOpen(GameCommand):
+    """`GAME withdraw N uid pw`: the poser takes back open challenge N."""
+
+    number: int
+    userid: str
+    password: Credential
+
+
+@dataclass(frozen=True)
 class Move(GameCommand):
     board: int
     userid: str
@@ -340,11 +373,13 @@ class SetLimit(GameCommand):
 
 @dataclass(frozen=True)
 class SetSeek(GameCommand):
-    """`GAME seek uid pw N`: the player looks for N more games of this type."""
+    """`GAME seek uid pw N [-bot=HOURS]`: the player looks for N more games of
+    this type, and takes the bot after HOURS without a player (0: never)."""
 
     userid: str
     password: Credential
     count: int
+    bot_after_hours: int = 0
 
 
 @dataclass(frozen=True)

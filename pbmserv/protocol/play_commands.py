@@ -4,12 +4,15 @@ preview, resign, moves), each declared once as a `Verb` beside its reader."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 
 from pbmserv.protocol.arguments import (
     BOARD_REF,
     WHOLE_NUMBER,
     at_most,
     board_ref_problem,
+    exactly,
     need,
     read_board,
     read_board_ref,
@@ -23,12 +26,16 @@ from pbmserv.protocol.commands import (
     Challenge,
     Command,
     GameHelp,
+    ListOpen,
     Move,
     Moves,
+    PostOpen,
     Preview,
     Proposal,
     Queue,
     Resign,
+    TakeOpen,
+    WithdrawOpen,
 )
 from pbmserv.protocol.errors import BadArgument, MissingArgument
 from pbmserv.protocol.syntax import LONGEST_OPTION, MOST_OPTIONS, MOST_PREVIEW_MOVES, MOST_USERIDS, Said, Verb
@@ -46,12 +53,58 @@ def _game_help(said: Said) -> Command:
 
 def _challenge(said: Said) -> Command:
     game, args, syntax = said.game, said.args, said.syntax
+    at_most(sum(1 for arg in args if not arg.startswith("-")), MOST_USERIDS, "players", syntax, game)
+    options, timers, userids = read_switches(args, syntax, game, lambda word: read_userid(word, syntax, game))
+    if not userids:
+        raise MissingArgument("A challenge needs the userids of the players.", syntax, game)
+    return Challenge(game, tuple(userids), options, timers)
+
+
+def _open(said: Said) -> Command:
+    game, args, syntax = said.game, said.args, said.syntax
+    if not args:
+        return ListOpen(game)
+    userid, password = need(args, ("userid", "password"), syntax, game)
+    options, timers, _ = read_switches(args[2:], syntax, game, partial(_no_player, syntax, game))
+    return PostOpen(game, read_userid(userid, syntax, game), read_password(password, syntax, game), options, timers)
+
+
+def _no_player(syntax: str, game: str, word: str) -> str:
+    raise BadArgument(
+        "An open challenge names no other player after the password: anyone may take it.",
+        f"{syntax}; to name the players, send '{game} challenge'", game,
+    )
+
+
+def _number_and_player(said: Said) -> tuple[int, str, str]:
+    """`GAME take|withdraw N userid password`: the open challenge's number, the userid and the password."""
+    game, syntax = said.game, said.syntax
+    number, userid, password = exactly(said.args, ("number of the open challenge", "userid", "password"), syntax, game)
+    if not WHOLE_NUMBER.fullmatch(number.lstrip("#")):
+        raise BadArgument(
+            f"'{shown(number)}' is not the number of an open challenge: '{game} open' lists them with their numbers.",
+            syntax, game,
+        )
+    return int(number.lstrip("#")), read_userid(userid, syntax, game), read_password(password, syntax, game)
+
+
+def _take(said: Said) -> Command:
+    return TakeOpen(said.game, *_number_and_player(said))
+
+
+def _withdraw(said: Said) -> Command:
+    return WithdrawOpen(said.game, *_number_and_player(said))
+
+
+def read_switches(
+    args: list[str], syntax: str, game: str, read_word: Callable[[str], str],
+) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, int], ...], list[str]]:
+    """A challenge's game options (`-name=value`), its timers
+    (`--nagtime=days`) and its other words (each as `read_word` reads it), in order."""
     options: list[tuple[str, str | None]] = []
     timers: list[tuple[str, int]] = []
-    userids: list[str] = []
-    switches = [arg for arg in args if arg.startswith("-")]
-    at_most(len(switches), MOST_OPTIONS, "options", syntax, game)
-    at_most(len(args) - len(switches), MOST_USERIDS, "players", syntax, game)
+    words: list[str] = []
+    at_most(sum(1 for arg in args if arg.startswith("-")), MOST_OPTIONS, "options", syntax, game)
     for position, arg in enumerate(args):
         if arg.startswith("-") and len(arg) > LONGEST_OPTION:
             raise BadArgument(
@@ -75,10 +128,8 @@ def _challenge(said: Said) -> Command:
                 _value_apart(arg, args[position + 1], syntax, game)
             options.append((match.group(1).lower(), match.group(2)))
         else:
-            userids.append(read_userid(arg, syntax, game))
-    if not userids:
-        raise MissingArgument("A challenge needs the userids of the players.", syntax, game)
-    return Challenge(game, tuple(userids), tuple(options), tuple(timers))
+            words.append(read_word(arg))
+    return tuple(options), tuple(timers), words
 
 
 def _value_apart(option: str, word: str, syntax: str, game: str) -> None:
@@ -215,6 +266,28 @@ PLAY_VERBS = (
             "its own."
         ),
         _challenge,
+    ),
+    Verb(
+        "open", "GAME open [userid password [-option=value...] [--nagtime=days] [--forfeittime=days]]",
+        (
+            "With your userid and password, posts an open challenge: a board of this game with the options and "
+            "timers you give, that any other player may take; you have the first seat. It is numbered, lasts 7 "
+            "days and you may have 3 at once. Alone, 'GAME open' lists the open challenges of the game."
+        ),
+        _open,
+    ),
+    Verb(
+        "take", "GAME take number userid password",
+        (
+            "Takes the open challenge of that number ('GAME open' lists them): its board begins at once and both "
+            "players get its first mail."
+        ),
+        _take,
+    ),
+    Verb(
+        "withdraw", "GAME withdraw number userid password",
+        "Takes back an open challenge you posted, before anyone takes it.",
+        _withdraw,
     ),
     Verb(
         "move", "GAME move board userid password move[#n]",

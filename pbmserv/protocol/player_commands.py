@@ -8,7 +8,10 @@ from functools import partial
 from pbmserv.protocol.arguments import exactly, read_count, read_password, read_userid, shown
 from pbmserv.protocol.commands import Command, History, SetAccepting, SetLimit, SetSeek, Standings
 from pbmserv.protocol.errors import BadArgument
-from pbmserv.protocol.syntax import MAX_LIMIT, MAX_SEEK, Said, Verb
+from pbmserv.protocol.syntax import MAX_BOT_WAIT, MAX_LIMIT, MAX_SEEK, Said, Verb
+
+#: how `seek` names its wait for the bot: `-bot=HOURS`
+BOT_WAIT = "-bot="
 
 
 def _challenges(said: Said) -> Command:
@@ -51,9 +54,18 @@ def _limit(said: Said) -> Command:
 
 def _seek(said: Said) -> Command:
     game, args, syntax = said.game, said.args, said.syntax
+    bot_after = 0
+    if len(args) == 4 and args[3].startswith("-"):
+        if not args[3].lower().startswith(BOT_WAIT):
+            raise BadArgument(
+                "'seek' takes one option after the number: -bot=HOURS, the hours to wait for a player before the bot.",
+                syntax, game,
+            )
+        hours, args = args[3][len(BOT_WAIT):], args[:3]
+        bot_after = read_count(hours, MAX_BOT_WAIT, "'-bot=' takes the hours to wait for a player before the bot", syntax, game)
     userid, password, number = exactly(args, ("userid", "password", "number"), syntax, game)
     count = read_count(number, MAX_SEEK, "'seek' takes how many more games you are looking for", syntax, game)
-    return SetSeek(game, read_userid(userid, syntax, game), read_password(password, syntax, game), count)
+    return SetSeek(game, read_userid(userid, syntax, game), read_password(password, syntax, game), count, bot_after)
 
 
 def _standings(said: Said) -> Command:
@@ -107,10 +119,12 @@ PLAYER_VERBS = (
         _limit,
     ),
     Verb(
-        "seek", "GAME seek userid password number",
+        "seek", "GAME seek userid password number [-bot=HOURS]",
         (
             "Says how many more games of this game you are looking for; each new game you start or are challenged"
-            " to counts one off."
+            " to counts one off. While you seek, the server pairs you with another player who seeks and whose "
+            "rating is within 200 points of yours, and mails you both the new board; with -bot=HOURS the bot "
+            "takes the game if no such player comes within that many hours (at most 720). 0 stops seeking."
         ),
         _seek,
     ),

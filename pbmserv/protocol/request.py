@@ -166,6 +166,7 @@ _PASSWORD_POSITIONS = {
 _GAME_PASSWORD_POSITIONS = {
     "move": (4,), "moves": (4,), "queue": (4,), "preview": (4,), "resign": (4,), "subscribe": (4,), "unsubscribe": (4,), "notify": (4,), "chat": (4,),
     "notifications": (4,), "showas": (3,), "accept": (3,), "reject": (3,), "challenges": (3,), "limit": (3,), "seek": (3,),
+    "open": (3,), "take": (4,), "withdraw": (4,),
 }
 
 

@@ -66,6 +66,8 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 #: the largest numbers `limit` and `seek` take
 MAX_LIMIT = 999
 MAX_SEEK = 99
+#: the longest wait for a player `seek ... -bot=HOURS` takes before the bot: 30 days
+MAX_BOT_WAIT = 720
 #: the most boards one `show` or `showas` names
 MOST_BOARDS = 10
 

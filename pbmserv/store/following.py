@@ -49,6 +49,8 @@ class PolicyRecord:
     game_limit: int = 0  # most active games, 0 = no limit
     seeking: int = 0  # how many more games wanted
     subscribes_new_boards: bool = False
+    seeking_since: datetime | None = None  # since when the player waits for the next game sought
+    bot_after_hours: int = 0  # the bot takes the next game sought after this wait; 0: never
 
 
 @dataclass(frozen=True)

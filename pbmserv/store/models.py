@@ -178,8 +178,28 @@ class GamePolicy(Base):
     accepts_challenges: Mapped[bool] = mapped_column(Boolean, default=True)
     game_limit: Mapped[int] = mapped_column(Integer, default=0)  # most active games, 0 = no limit
     seeking: Mapped[int] = mapped_column(Integer, default=0)  # how many more games wanted
+    #: since when the player waits for the next game they seek; None while they seek none
+    seeking_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: after how many hours of waiting the bot takes the next game sought; 0: never (`seek ... -bot=HOURS`)
+    bot_after_hours: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     subscribes_new_boards: Mapped[bool] = mapped_column(Boolean, default=False)
     user: Mapped[User] = relationship()
+
+
+class OpenChallenge(Base):
+    """A challenge anyone may take (`GAME open`): its poser has the first
+    seat; its `id` is its number, never used again (a number read in a list
+    never names another challenge later). Taken, withdrawn or expired, it is deleted."""
+
+    __tablename__ = "open_challenges"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(40), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    timers: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class Rating(Base):

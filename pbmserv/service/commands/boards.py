@@ -71,17 +71,28 @@ def challenge(ctx: Context, game: Game, command: Challenge) -> list[Reply]:
     _check_confirmed(ctx, game, players, usage)
     policies.check_challenge(ctx, game, users)
     _count_challenge(ctx, game, players)
-    options = {name: value for name, value in given}
+    board = start_board(ctx, game, users, dict(given), dict(command.timers), usage)
+    return mails_to_players(ctx, board, first=True, commenter=_challenger(ctx, players))
+
+
+def start_board(
+    ctx: Context, game: Game, users: list[Account], options: dict[str, str | None], timers: dict[str, int], usage: str,
+) -> Board:
+    """A new board of `users` in this seat order, with the options given
+    (the game's defaults for the rest) and the server's timers where none
+    is given; counted against what the players seek. The callers have
+    checked that the players may play it."""
+    players = [user.userid for user in users]
     try:
         state = game.new(options, players)
     except InvalidOption as error:
         raise ServiceError(error.message, f"{usage}; '{game.name} help' lists the options", game=game.name) from None
     newest = records.newest_board_number(ctx.connection, game.name)
-    timers = {"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **dict(command.timers)}
+    timers = {"nagtime": ctx.settings.nagtime, "forfeittime": ctx.settings.forfeittime, **timers}
     board = create(ctx.connection, game, (newest or FIRST_BOARD - 1) + 1, options, timers, players, state, ctx.now)
     subscriptions.subscribe_followers(ctx, board.record)
     policies.game_started(ctx, game, users)
-    return mails_to_players(ctx, board, first=True, commenter=_challenger(ctx, players))
+    return board
 
 
 def _check_confirmed(ctx: Context, game: Game, players: list[str], usage: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbmserv.gamekit import Game
-from pbmserv.protocol.commands import Credential, SetAccepting, SetLimit, SetSeek
+from pbmserv.protocol.commands import Credential, SetAccepting, SetLimit
 from pbmserv.service.commands.handling import handles
 from pbmserv.service.processing.context import Context, Reply
 from pbmserv.service.processing.errors import ServiceError
@@ -61,11 +61,31 @@ def check_challenge(ctx: Context, game: Game, players: list[Account]) -> None:
 
 
 def game_started(ctx: Context, game: Game, players: list[Account]) -> None:
-    """A new board counts against what each player seeks."""
+    """A new board counts against what each player seeks; the wait for the
+    next game sought (and for the bot) starts anew."""
     for user in players:
         policy = find_policy(ctx, user, game.name)
         if policy is not None and policy.seeking > 0:
-            following.save_policy(ctx.connection, replace(policy, seeking=policy.seeking - 1))
+            left = policy.seeking - 1
+            following.save_policy(ctx.connection, replace(
+                policy, seeking=left, seeking_since=ctx.now if left else None, bot_after_hours=policy.bot_after_hours if left else 0,
+            ))
+
+
+def why_not_free(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> str:
+    """Why the server may not start a board for the player now: an account
+    disabled or with no confirmed address, challenges refused, the limit
+    reached; "" if it may."""
+    if user.disabled_at is not None:
+        return f"the account {user.userid} is disabled"
+    if not ctx.addresses([user.userid])[user.userid]:
+        return f"{user.userid} has not confirmed an address yet (reply to the welcome mail of the signup)"
+    if not policy.accepts_challenges:
+        return f"{user.userid} refuses {game.title} challenges ('{game.name} challenges {user.userid} password on' takes them)"
+    playing = active_games(ctx, game, user.userid)
+    if policy.game_limit and playing >= policy.game_limit:
+        return f"{user.userid} already plays {counted(playing, f'active {game.title} game')}, the limit {user.userid} chose"
+    return ""
 
 
 # -- commands ------------------------------------------------------------------
@@ -79,19 +99,15 @@ def set_limit(ctx: Context, game: Game, command: SetLimit) -> list[Reply]:
     return _change_policy(ctx, game, command.userid, command.password, game_limit=command.limit)
 
 
-@handles(SetSeek)
-def set_seek(ctx: Context, game: Game, command: SetSeek) -> list[Reply]:
-    return _change_policy(ctx, game, command.userid, command.password, seeking=command.count)
-
-
 def _change_policy(ctx: Context, game: Game, userid: str, password: Credential, **change: Any) -> list[Reply]:
     user = ctx.authenticate(userid, password)
     policy = replace(policy_for(ctx, user, game.name), **change)
     following.save_policy(ctx.connection, policy)
-    return [_policy_reply(ctx, game, user, policy)]
+    return [policy_reply(ctx, game, user, policy)]
 
 
-def _policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord) -> Reply:
+def policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord, after: str = "") -> Reply:
+    """The player's policy as it stands, then `after` (a paragraph)."""
     playing = active_games(ctx, game, user.userid)
     accepting = "accepted" if policy.accepts_challenges else f"refused ('{game.name} challenges ... on' takes them again)"
     limit = counted(policy.game_limit, "active game") if policy.game_limit else "none"
@@ -101,4 +117,6 @@ def _policy_reply(ctx: Context, game: Game, user: Account, policy: PolicyRecord)
         f"  limit:       {limit} (playing {playing} now)\n"
         f"  seeking:     {counted(policy.seeking, 'more game')}\n"
     )
-    return Reply((ctx.sender,), f"{game.title} policy {user.userid}", body)
+    if policy.seeking and policy.bot_after_hours:
+        body += f"  the bot:     after {counted(policy.bot_after_hours, 'hour')} without a player\n"
+    return Reply((ctx.sender,), f"{game.title} policy {user.userid}", body + (f"\n{after}\n" if after else ""))

@@ -156,6 +156,11 @@ def _rate_board(ctx: Context, board: BoardRecord, winners: list[int]) -> list[di
     return changes
 
 
+def rating_of(ctx: Context, userid: str, game_type: str) -> int:
+    """The player's rating in the game type, the start rating if they have none."""
+    return _rating_of(ctx, userid, game_type).rating
+
+
 def _rating_of(ctx: Context, userid: str, game_type: str) -> RatingRecord:
     """The player's rating in the game type; the start rating (not stored yet) if they have none."""
     user = ctx.known_user(userid)

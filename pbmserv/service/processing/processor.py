@@ -20,6 +20,7 @@ from pbmserv.mail.mime import Unreadable
 from pbmserv.protocol import Line, Request, probable_passwords
 from pbmserv.protocol.request import MOST_COMMANDS
 from pbmserv.refusal import Refusal
+from pbmserv.service.commands import open_challenges, seeking
 from pbmserv.service.commands.dispatch import execute
 from pbmserv.service.intake.arrival import Clock, utc_now, vouched_for
 from pbmserv.service.intake.masking import mask, masked_copy
@@ -392,13 +393,16 @@ class Processor:
         return None
 
     def run_timers(self) -> list[str]:
-        """One pass of vacations that ran out, reminders and forfeits, the daily digests due, then old mail deleted (`retention`); a line
-        for each thing done to a board. The boards are taken a few at a time, each group in a transaction with
-        its mails: a pass over many boards never holds the database (on SQLite, all of it) for long."""
+        """One pass of vacations that ran out, the bot for seekers who waited (`seeking`), open challenges that
+        expired, reminders and forfeits, the daily digests due, then old mail deleted (`retention`); a line for
+        each thing done to a board. The boards are taken a few at a time, each group in a transaction with its
+        mails: a pass over many boards never holds the database (on SQLite, all of it) for long."""
         now = self.clock()
         report: list[str] = []
         with self.engine.begin() as connection:
             report += self._timer_step(connection, now, timers.end_used_up_vacations)
+            report += self._timer_step(connection, now, seeking.bots_due)
+            report += self._timer_step(connection, now, open_challenges.expire)
             board_ids = timers.running_boards(connection)
             forget_old_events(connection, now)
             inbound.forget_failed_originals(connection, now - FAILED_ORIGINALS_KEPT)
