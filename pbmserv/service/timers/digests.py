@@ -11,6 +11,7 @@ from datetime import datetime
 from html import escape
 
 from pbmserv.mail.outbound import HtmlVersion, Picture
+from pbmserv.service.commands.policies import counted
 from pbmserv.service.play import board_mails, board_pictures, deadlines, notifications, views
 from pbmserv.service.play.board import Board
 from pbmserv.service.processing.context import Context, Reply, as_utc
@@ -42,7 +43,7 @@ def send_digests(ctx: Context) -> tuple[list[Reply], list[str]]:
         recipients = ctx.addresses([account.userid])[account.userid]
         if waiting and recipients:
             replies.append(digest(ctx, account, recipients, waiting, local_now))
-            report.append(f"digest to {account.userid}: {len(waiting)} boards")
+            report.append(f"digest to {account.userid}: {counted(len(waiting), 'board')}")
     return replies, report
 
 
