@@ -217,6 +217,33 @@ MIN_INBOUND_DAYS = 7
 MIN_OUTBOX_DAYS = 2
 
 
+#: the least and most each number setting may be, and what the bounds mean where that is not plain; the
+#: caps (`CAP_SETTINGS`), the limits where 0 means none and the retention days are checked on their own
+RANGES: dict[str, tuple[float, float, str]] = {
+    "database_busy_seconds": (0.1, 600, ""),
+    "relay_sessions": (1, 50, ""),
+    "max_message_bytes": (1000, 100 * 1024 * 1024, ""),
+    "session_seconds": (1, 86400, ""),
+    "command_seconds": (1, 3600, ""),
+    "max_sessions": (1, 100_000, ""),
+    "max_sessions_per_client": (1, 100_000, ""),
+    "poll_seconds": (0.01, 3600, ""),
+    "stuck_seconds": (1, 86400, ""),
+    "password_time_cost": (1, 100, ""),
+    "password_memory_kib": (64, 4 * 1024 * 1024, " KiB"),
+    "password_parallelism": (1, 64, ""),
+    "messages_per_hour": (1, 1_000_000, ""),
+    "challenges_per_hour": (1, 1_000_000, ""),
+    "delivery_max_attempts": (1, 100, ""),
+    "delivery_first_retry_seconds": (1, 86400, ""),
+    "recent_moves": (1, 200, ""),
+    "nagtime": (1, 365, " days"),  # as a challenge's --nagtime and --forfeittime
+    "forfeittime": (1, 365, " days"),
+    "vacation_days": (0, 366, " days a year"),
+    "timer_seconds": (1, 86400, ""),
+}
+
+
 class ConfigError(ValueError):
     pass
 
@@ -358,11 +385,18 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         raise ConfigError(f"the smtp mail backend sends through a relay: set {named('relay')} to its host:port, e.g. 127.0.0.1:25")
     if settings.relay and not _is_host_port(settings.relay, need_host=True):
         raise ConfigError(f"{named('relay')} must be host:port, e.g. 127.0.0.1:25, not {settings.relay!r}")
+    for name, (least, most, unit) in RANGES.items():
+        value = getattr(settings, name)
+        if not least <= value <= most:
+            raise ConfigError(f"{named(name)} must be {_number(least)} to {_number(most)}{unit}, not {_number(value)}")
+    if settings.password_memory_kib < 8 * settings.password_parallelism:
+        raise ConfigError(
+            f"{named('password_memory_kib')} must be at least 8 KiB for each of the {named('password_parallelism')} "
+            f"lanes ({8 * settings.password_parallelism}), not {settings.password_memory_kib}"
+        )
     for name in CAP_SETTINGS:
         if getattr(settings, name) < 1:
             raise ConfigError(f"{named(name)} must be at least 1, not {getattr(settings, name)}")
-    if not 1 <= settings.relay_sessions <= 50:
-        raise ConfigError(f"{named('relay_sessions')} must be 1 to 50, not {settings.relay_sessions}")
     if settings.trusted_authserv_id and not _AUTHSERV_ID.fullmatch(settings.trusted_authserv_id):
         raise ConfigError(
             f"{named('trusted_authserv_id')} must be the name the mail server writes first in its "
@@ -413,6 +447,10 @@ def _check(settings: Settings, where: dict[str, str]) -> None:
         )
     if backend not in ("sqlite", "postgresql"):
         raise ConfigError(f"{named('database_url')} names a {backend} database: pbmserv runs on sqlite or postgresql")
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
 
 
 def _is_host_port(value: str, need_host: bool) -> bool:

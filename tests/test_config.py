@@ -52,6 +52,16 @@ def test_config_file_named_by_environment(tmp_path: Path) -> None:
         ({"PBMSERV_DATABASE_URL": "oracle://scott:tiger@db/x"}, "PBMSERV_DATABASE_URL names a oracle database"),
         ({"PBMSERV_BAKEND": "smtp"}, "unknown environment variable PBMSERV_BAKEND: not a pbmserv setting (did you mean PBMSERV_MAIL_BACKEND?"),
         ({"PBMSERV_DEBUG": "1"}, "unknown environment variable PBMSERV_DEBUG"),
+        # before, these were taken: every signup then failed with a traceback, or the value made no sense
+        ({"PBMSERV_PASSWORD_MEMORY_KIB": "1"}, "PBMSERV_PASSWORD_MEMORY_KIB must be 64 to 4194304 KiB"),
+        ({"PBMSERV_PASSWORD_PARALLELISM": "16", "PBMSERV_PASSWORD_MEMORY_KIB": "64"},
+         "PBMSERV_PASSWORD_MEMORY_KIB must be at least 8 KiB for each of the PBMSERV_PASSWORD_PARALLELISM lanes (128), not 64"),
+        ({"PBMSERV_DATABASE_BUSY_SECONDS": "-1"}, "PBMSERV_DATABASE_BUSY_SECONDS must be 0.1 to 600, not -1"),
+        ({"PBMSERV_REPLIES_PER_HOUR": "0"}, "PBMSERV_REPLIES_PER_HOUR must be at least 1, not 0"),
+        ({"PBMSERV_NAGTIME": "0"}, "PBMSERV_NAGTIME must be 1 to 365 days, not 0"),
+        ({"PBMSERV_RECENT_MOVES": "0"}, "PBMSERV_RECENT_MOVES must be 1 to 200, not 0"),
+        ({"PBMSERV_TIMER_SECONDS": "0"}, "PBMSERV_TIMER_SECONDS must be 1 to 86400, not 0"),
+        ({"PBMSERV_MAX_MESSAGE_BYTES": "10"}, "PBMSERV_MAX_MESSAGE_BYTES must be 1000 to 104857600, not 10"),
     ],
 )
 def test_bad_settings_are_refused(environ: dict[str, str], says: str) -> None:
