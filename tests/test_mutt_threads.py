@@ -28,7 +28,7 @@ class TeeBackend(MemoryBackend):
 
     maildir: MaildirBackend | None = None
 
-    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
         super().send(sender, recipient, raw)
         assert self.maildir is not None
         self.maildir.send(sender, recipient, raw)

@@ -56,11 +56,11 @@ EXPECTED = [
 ]
 
 
-def maildir_order(name: str) -> tuple[int, ...]:
-    """Delivery order of a maildir file: seconds, microseconds, process, counter."""
-    match = re.fullmatch(r"(\d+)\.M(\d+)P(\d+)Q(\d+)\..*", name)
+def maildir_order(name: str) -> int:
+    """The order a maildir file was queued in: its outbox row, which the file is named by."""
+    match = re.fullmatch(r"(\d{12})\.[0-9a-f]{16}\.pbmserv\..*", name)
     assert match, name
-    return tuple(int(part) for part in match.groups())
+    return int(match.group(1))
 
 
 def run_walk(checkout: Path, tmp: Path) -> tuple[Path, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import itertools
 import mailbox
 import os
@@ -28,7 +29,10 @@ class PermanentFailure(Exception):
 
 
 class Backend(Protocol):
-    def send(self, sender: str, recipient: str, raw: bytes) -> None: ...
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
+        """Take one mail. `mail_key` tells it from every other mail and is
+        the same each time it is tried (the outbox row's id and Message-ID;
+        "" for none): a backend that can tell it took a mail before uses it."""
 
     def close(self) -> None:
         """End the batch: what `send` took is safe with the backend once this
@@ -51,29 +55,49 @@ class MaildirBackend:
     commits the filesystem's journal, which under load costs more CPU than
     writing the mail and stalls the other processes' writes too. One sync
     of the filesystem for the batch (syncfs where the C library has it,
-    else an fsync of each file) does the same work once."""
+    else an fsync of each file) does the same work once.
+
+    A mail that comes with a `mail_key` is written once however often its
+    row is tried: its file is named by the key, and a name already in
+    `new/` or `cur/` is taken as delivered
+    (docs/decisions/0157-maildir-writes-each-reply-once.md)."""
 
     path: Path
     _staged: list[tuple[str, str]] = field(default_factory=list, init=False, repr=False)
     _made: bool = field(default=False, init=False, repr=False)
+    _read: set[str] | None = field(default=None, init=False, repr=False)  # the names in cur/, for this batch
 
-    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
         try:
             if not self._made:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 mailbox.Maildir(self.path, create=True)
                 self._made = True
-            name = _unique_name()
+            name = _name_of(mail_key) if mail_key else _unique_name()
+            if mail_key and self._delivered(name):
+                return
             staged = os.path.join(self.path, "tmp", name)
-            with open(staged, "xb") as handle:
+            with open(staged, "wb") as handle:  # a file left in tmp/ by a crash is written over
                 handle.write(raw.replace(b"\r\n", b"\n"))
         except OSError as error:
             self._made = False  # made again on the retry (say the folder was removed)
             raise TemporaryFailure(f"maildir {self.path}: {error}") from error
         self._staged.append((staged, os.path.join(self.path, "new", name)))
 
+    def _delivered(self, name: str) -> bool:
+        """Whether the mail of this file name is in the maildir already: in
+        `new/`, or read and moved to `cur/` (as `NAME:2,FLAGS`). A crash
+        after the mail reached the maildir and before its row was marked
+        sent leaves it there, and the row's next try finds it. `cur/` is
+        listed once a batch."""
+        if os.path.exists(os.path.join(self.path, "new", name)):
+            return True
+        if self._read is None:
+            self._read = {entry.partition(":")[0] for entry in os.listdir(os.path.join(self.path, "cur"))}
+        return name in self._read
+
     def close(self) -> None:
-        staged, self._staged = self._staged, []
+        staged, self._staged, self._read = self._staged, [], None
         if not staged:
             return
         try:
@@ -92,6 +116,17 @@ class MaildirBackend:
 _names = itertools.count()
 _HOST = socket.gethostname().replace("/", r"\057").replace(":", r"\072")
 _syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+
+
+def _name_of(mail_key: str) -> str:
+    """The file name of the mail with this key, the same on every try:
+    its outbox row, so that the names sort in the order the mails were
+    queued, and a code of the whole key, so that another database's row
+    of that number (a server started over into the same maildir) is
+    another mail."""
+    row, _, _ = mail_key.partition(".")
+    code = hashlib.sha256(mail_key.encode()).hexdigest()[:16]
+    return f"{row:0>12}.{code}.pbmserv.{_HOST}"
 
 
 def _unique_name() -> str:
@@ -124,7 +159,7 @@ def _sync_filesystem(descriptor: int) -> None:
 
 @dataclass
 class ConsoleBackend:
-    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
         out = sys.stdout
         out.write(f"----- mail to {recipient} -----\n")
         out.write(raw.decode("utf-8", errors="replace").replace("\r\n", "\n"))
@@ -139,7 +174,7 @@ class ConsoleBackend:
 class MemoryBackend:
     sent: list[tuple[str, bytes]] = field(default_factory=list)
 
-    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
         self.sent.append((recipient, raw))
 
     def close(self) -> None:
@@ -160,7 +195,7 @@ class SmtpBackend:
     _client: smtplib.SMTP | None = field(default=None, init=False, repr=False)
     _unreachable: TemporaryFailure | None = field(default=None, init=False, repr=False)
 
-    def send(self, sender: str, recipient: str, raw: bytes) -> None:
+    def send(self, sender: str, recipient: str, raw: bytes, mail_key: str = "") -> None:
         kept = self._client is not None
         try:
             self._session().sendmail(sender, [recipient], raw)

@@ -17,7 +17,7 @@ from pbmserv.store.states import FINISHED, Outbox
 OUTBOX = OutboxMail.__table__
 _QUEUE = insert(OUTBOX)
 #: what sending a mail needs of its row
-_SENDABLE = select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts)
+_SENDABLE = select(OUTBOX.c.id, OUTBOX.c.recipient, OUTBOX.c.raw, OUTBOX.c.attempts, OUTBOX.c.message_id)
 _DUE = (
     _SENDABLE
     .where(OUTBOX.c.status == Outbox.PENDING, OUTBOX.c.next_try_at <= bindparam("now"))

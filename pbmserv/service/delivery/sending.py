@@ -199,17 +199,18 @@ class Delivery:
     def _send_share(self, backend: Backend, rows: list[Any]) -> list[Exception | None]:
         """Send these mails in one session of `backend`; what went wrong with each (None: nothing)."""
         try:
-            failures = [self._send(backend, row.recipient, row.raw) for row in rows]
+            failures = [self._send(backend, row) for row in rows]
         finally:
             unsafe = self._close(backend)
         if unsafe is not None:  # none of what the backend took in this session is safe with it
             failures = [unsafe if failure is None else failure for failure in failures]
         return failures
 
-    def _send(self, backend: Backend, recipient: str, raw: bytes) -> Exception | None:
+    def _send(self, backend: Backend, row: Any) -> Exception | None:
         """None when the backend took the mail, else what went wrong."""
+        recipient, raw = row.recipient, row.raw
         try:
-            backend.send(self.sender, recipient, self._key.unseal(raw) if is_sealed(raw) else raw)
+            backend.send(self.sender, recipient, self._key.unseal(raw) if is_sealed(raw) else raw, f"{row.id}.{row.message_id}")
         except (PermanentFailure, TemporaryFailure) as failure:
             return failure
         except Exception as error:  # a backend's bug must not strand the batch's other mails
