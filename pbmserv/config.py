@@ -220,27 +220,16 @@ MIN_OUTBOX_DAYS = 2
 #: the least and most each number setting may be, and what the bounds mean where that is not plain; the
 #: caps (`CAP_SETTINGS`), the limits where 0 means none and the retention days are checked on their own
 RANGES: dict[str, tuple[float, float, str]] = {
-    "database_busy_seconds": (0.1, 600, ""),
-    "relay_sessions": (1, 50, ""),
-    "max_message_bytes": (1000, 100 * 1024 * 1024, ""),
-    "session_seconds": (1, 86400, ""),
-    "command_seconds": (1, 3600, ""),
-    "max_sessions": (1, 100_000, ""),
-    "max_sessions_per_client": (1, 100_000, ""),
-    "poll_seconds": (0.01, 3600, ""),
-    "stuck_seconds": (1, 86400, ""),
-    "password_time_cost": (1, 100, ""),
-    "password_memory_kib": (64, 4 * 1024 * 1024, " KiB"),
+    "database_busy_seconds": (0.1, 600, ""), "poll_seconds": (0.01, 3600, ""), "timer_seconds": (1, 86400, ""),
+    "session_seconds": (1, 86400, ""), "command_seconds": (1, 3600, ""), "stuck_seconds": (1, 86400, ""),
+    "delivery_first_retry_seconds": (1, 86400, ""), "delivery_max_attempts": (1, 100, ""),
+    "relay_sessions": (1, 50, ""), "max_sessions": (1, 100_000, ""), "max_sessions_per_client": (1, 100_000, ""),
+    "max_message_bytes": (1000, 100 * 1024 * 1024, ""), "recent_moves": (1, 200, ""),
+    "password_time_cost": (1, 100, ""), "password_memory_kib": (64, 4 * 1024 * 1024, " KiB"),
     "password_parallelism": (1, 64, ""),
-    "messages_per_hour": (1, 1_000_000, ""),
-    "challenges_per_hour": (1, 1_000_000, ""),
-    "delivery_max_attempts": (1, 100, ""),
-    "delivery_first_retry_seconds": (1, 86400, ""),
-    "recent_moves": (1, 200, ""),
-    "nagtime": (1, 365, " days"),  # as a challenge's --nagtime and --forfeittime
-    "forfeittime": (1, 365, " days"),
+    "messages_per_hour": (1, 1_000_000, ""), "challenges_per_hour": (1, 1_000_000, ""),
+    "nagtime": (1, 365, " days"), "forfeittime": (1, 365, " days"),  # as a challenge's --nagtime and --forfeittime
     "vacation_days": (0, 366, " days a year"),
-    "timer_seconds": (1, 86400, ""),
 }
 
 
