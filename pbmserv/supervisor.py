@@ -96,7 +96,8 @@ def _child_process(
         else:
             os.nice(19)
     logs.configure(log_setup, role)  # a spawned process starts without the parent's logging
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    for ignored in (signal.SIGINT, signal.SIGHUP):  # the serving process decides when to stop
+        signal.signal(ignored, signal.SIG_IGN)
     # SIGTERM asks the loop to stop after the round under way; one that comes
     # while the process is still starting (loading the games) is kept for
     # the loop. An exception raised from the handler would surface wherever
@@ -140,6 +141,7 @@ def _web_process(settings: Settings, listening: socket.socket, parent_pid: int, 
     database through an engine of its own that cannot write."""
     _die_with(parent_pid)
     logs.configure(log_setup, "web")
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as the other children: the serving process decides when to stop
     run_site(settings, listening)
 
 
@@ -201,7 +203,13 @@ async def serve(intake: Intake) -> None:
                 target=_child_process, args=(role, settings, pipes, os.getpid(), logs.in_force(), stuck_mail),
                 name=f"pbmserv-{role}",
             )
-        process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
+        # a child starts with SIGHUP blocked (the mask outlives the exec of a spawn), so that a
+        # hangup while it loads cannot end it before it ignores the signal for good
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+        try:
+            process.start()  # it picks up mail left pending (or undelivered) by an earlier crash at once
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
         loop.add_reader(process.sentinel, _exited, process.sentinel)
         started[role] = time.monotonic()
         return process
@@ -228,6 +236,7 @@ async def serve(intake: Intake) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop, signum)
+    loop.add_signal_handler(signal.SIGHUP, _hung_up)
     try:
         for role in ("worker", "deliverer", "bots", *(("web",) if web_socket is not None else ())):
             children[role] = start(role)
@@ -281,6 +290,18 @@ async def _stop_child(child: multiprocessing.process.BaseProcess) -> None:
         log.warning("the %s process did not stop in time; killing it", child.name)
         child.kill()
         await asyncio.to_thread(child.join)
+
+
+def _hung_up() -> None:
+    """SIGHUP, which used to end `serve` without a word (and its children
+    with it): the reflex of an operator who means "reload", or the hangup
+    of the terminal it was started from. Neither should stop the players'
+    mail; there is nothing to reload (the settings are read at the start,
+    the log goes to standard error, which the supervisor keeps)."""
+    log.warning(
+        "pbmserv got SIGHUP and goes on serving: nothing is reloaded (settings are read at the start: restart to "
+        "apply new ones; SIGTERM stops it)"
+    )
 
 
 def _log_start(settings: Settings, pids: dict[str, int | None]) -> None:

@@ -196,3 +196,20 @@ def test_the_listening_process_loads_no_game(tmp_path: Path) -> None:
     spooled = [path for path in tmp_path.iterdir() if path.name.startswith("pbmserv.db-spool")]
     assert spooled and not [path for path in spooled if b"Zq7-secret" in path.read_bytes()]
     assert any(b"toy move" in path.read_bytes() for path in spooled), "stored, the Subject masked"
+
+
+def test_sighup_is_logged_and_serving_goes_on(database_url: str, tmp_path: Path) -> None:
+    """Before, SIGHUP (an operator's "reload", or the hangup of the terminal
+    serve was started from, sent to its whole process group) ended serve and
+    its children without a log line."""
+    server = ServeProcess(database_url, tmp_path).start()
+    try:
+        children = server.children(3)
+        assert server.process is not None
+        os.killpg(server.process.pid, signal.SIGHUP)  # as a terminal's hangup: serve and every child
+        wait_until(lambda: "got SIGHUP and goes on serving" in server.log.read_text(), 30.0, server)
+        server.signup("alice", "secret1")  # the mail is still answered, by the same children
+        assert server.process.poll() is None and server.children(3) == children
+    finally:
+        server.stop()
+    assert server.process.returncode == 0
