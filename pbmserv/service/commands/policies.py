@@ -30,7 +30,9 @@ def counted(count: int, noun: str) -> str:
 
 
 def active_games(ctx: Context, game: Game, userid: str) -> int:
-    return sum(1 for board in records.running_boards(ctx.connection, game.name) if userid in board.seats)
+    """The player's running boards of the type: read from their own boards, not every board of the type
+    (`seeking.seekers` asks it of every seeker)."""
+    return sum(1 for board in records.running_boards_of_all(ctx.connection, [userid]) if board.game_type == game.name)
 
 
 def check_challenge(ctx: Context, game: Game, players: list[Account]) -> None:
