@@ -71,7 +71,7 @@ def digest(
     shown = waiting[:MOST_DIGEST_BOARDS]
     addresses = [board_mails.seat_address(ctx, board.game, board.record, seat, account) for board, seat in shown]
     first = shown[0][0]
-    count = f"{len(waiting)} board{'s' if len(waiting) != 1 else ''}"
+    count = counted(len(waiting), "board")
     subject = f"pbmserv digest {account.userid} {local_now:%Y-%m-%d}"
     intro = [
         f"Your daily digest, {account.userid}: {count} wait{'s' if len(waiting) == 1 else ''} for your move "
